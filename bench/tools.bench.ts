@@ -1,0 +1,158 @@
+/**
+ * Tool surface bench: the overhead of one `dispatch` (lookup, class check, per-call timeout and
+ * signal, rendering, cutting) over calling the MCP SDK `Client` directly, on the same server program
+ * over stdio in the same run. Calls alternate one by one so drift hits both sides alike.
+ * Goal: median ratio <= 1.1. Run alone: `npx tsx bench/tools.bench.ts`.
+ */
+import { cpus, loadavg } from "node:os";
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { parseManifest, type ServerSpecInput } from "../src/core/tools/manifest.js";
+import { createToolSurface } from "../src/core/tools/surface.js";
+import type { ToolCallContext } from "../src/core/tools/types.js";
+import type { BenchSection } from "./types.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const WARMUP = 200;
+const CALLS = 3000;
+const CPU_CALLS = 500;
+const CPU_ROUNDS = 5;
+
+interface Case {
+  label: string;
+  spec: { command: string; args: string[]; cwd: string };
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+const CASES: Case[] = [
+  {
+    label: "fixture wallet `get_balance`",
+    spec: { command: process.execPath, args: ["--import", "tsx", "test/fixtures/mcp/wallet.ts"], cwd: ROOT },
+    tool: "get_balance",
+    args: { asset: "USDC" },
+  },
+  {
+    label: "server-everything `echo`",
+    spec: {
+      command: process.execPath,
+      args: [resolve(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+      cwd: ROOT,
+    },
+    tool: "echo",
+    args: { message: "hello from the bench" },
+  },
+];
+
+const ctx: ToolCallContext = {
+  conversation: "console:bench:tools:main",
+  speaker: { userKey: "console:bench:user", displayName: "Bench" },
+  reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
+  approvals: { present: async () => undefined, update: async () => {} },
+  signal: new AbortController().signal,
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+interface Measured {
+  /** Median wall time per call, ms. */
+  surface: number;
+  direct: number;
+  /** Median (over rounds) client-process CPU per call, ms. */
+  surfaceCpu: number;
+  directCpu: number;
+}
+
+async function measure(c: Case): Promise<Measured> {
+  const spec: ServerSpecInput = { ...c.spec, env: {} };
+  const surface = await createToolSurface({
+    manifest: parseManifest({ servers: { s: spec } }),
+    resultMaxChars: 20_000,
+    callTimeoutMs: 60_000,
+  });
+  const client = new Client({ name: "bench", version: "1" }, { capabilities: {} });
+  await client.connect(new StdioClientTransport({ ...c.spec, stderr: "pipe" }));
+  await client.listTools();
+  const name = `s__${c.tool}`;
+  try {
+    const viaSurface = async () => {
+      const r = await surface.dispatch(name, c.args, ctx);
+      if (r.isError) throw new Error(`bench call failed: ${r.content}`);
+    };
+    const direct = async () => {
+      const r = await client.callTool({ name: c.tool, arguments: c.args }, undefined, { timeout: 60_000 });
+      if (r.isError) throw new Error("bench call failed");
+    };
+    for (let i = 0; i < WARMUP; i++) {
+      await viaSurface();
+      await direct();
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    const timed = async (fn: () => Promise<void>, out: number[]) => {
+      const t0 = performance.now();
+      await fn();
+      out.push(performance.now() - t0);
+    };
+    // Strictly alternating, with the order flipped every other pair, so drift and load from other
+    // processes hit both sides alike.
+    for (let i = 0; i < CALLS; i++) {
+      if (i % 2 === 0) {
+        await timed(viaSurface, a);
+        await timed(direct, b);
+      } else {
+        await timed(direct, b);
+        await timed(viaSurface, a);
+      }
+    }
+    // Client-side CPU per call (this process only; the servers run in children): robust to load
+    // from other processes, which wall time on a shared machine is not.
+    const cpu = async (fn: () => Promise<void>) => {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < CPU_CALLS; i++) await fn();
+      const d = process.cpuUsage(c0);
+      return (d.user + d.system) / CPU_CALLS / 1000;
+    };
+    const cpuA: number[] = [];
+    const cpuB: number[] = [];
+    for (let r = 0; r < CPU_ROUNDS; r++) {
+      cpuA.push(await cpu(viaSurface));
+      cpuB.push(await cpu(direct));
+    }
+    return { surface: median(a), direct: median(b), surfaceCpu: median(cpuA), directCpu: median(cpuB) };
+  } finally {
+    await client.close();
+    await surface.close();
+  }
+}
+
+export async function run(): Promise<BenchSection> {
+  const rows: string[] = [];
+  for (const c of CASES) {
+    const m = await measure(c);
+    const ratio = m.surface / m.direct;
+    const us = (ms: number) => (ms * 1000).toFixed(0);
+    rows.push(
+      `| ${c.label} | ${us(m.direct)} | ${us(m.surface)} | ${us(m.surface - m.direct)} | ${ratio.toFixed(3)} | ${ratio <= 1.1 ? "met" : "NOT met"} | ${us(m.directCpu)} / ${us(m.surfaceCpu)} (${(m.surfaceCpu / m.directCpu).toFixed(2)}×) |`,
+    );
+  }
+  const markdown = [
+    `Median wall time per call over ${CALLS} sequential calls each (after ${WARMUP} warm-up calls), stdio, calls strictly alternating (order flipped every other pair). Client CPU: this process's CPU per call (servers excluded), median of ${CPU_ROUNDS} blocks of ${CPU_CALLS} calls. Load average at the start: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
+    "",
+    "| server / tool | SDK Client direct (µs) | surface `dispatch` (µs) | overhead (µs) | wall ratio | goal ≤ 1.1 | client CPU direct / dispatch (µs) |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
+  return { title: "Tools: dispatch overhead vs the MCP SDK client", markdown };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const section = await run();
+  console.log(`## ${section.title}\n\n${section.markdown}`);
+}

@@ -1,0 +1,179 @@
+/**
+ * The Discord PlatformAdapter: a discord.js Client (REST base from `DISCORD_API_URL`), inbound
+ * messages and interactions wired to the conversation layer, one IO per conversation. Nothing here
+ * assumes a single process: thread membership, status lines and approvals live in the store, and
+ * discord.js sharding (`SHARDS`/`SHARD_COUNT`, or ShardingManager) splits guilds across processes.
+ */
+import { ApplicationFlagsBitField, type Client, Events, Routes } from "discord.js";
+import type { AccessPolicy } from "../../core/access/policy.js";
+import type { DecideResult, Decision } from "../../core/approvals/types.js";
+import type { CommandDeps } from "../../core/commands/index.js";
+import type { ConversationIO, Conversations, PlatformAdapter } from "../../core/conversations/types.js";
+import { type ConversationKey, parseConversationKey, type UserKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import type { Store } from "../../memory/store/types.js";
+import { createApprovalChannel } from "./approval-channel.js";
+import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
+import { createEditCoalescer } from "./coalesce.js";
+import { createInteractionHandler } from "./interactions.js";
+import { postChannelOf } from "./keys.js";
+import { createMessageHandler } from "./message-handler.js";
+import { createMessageReporter, type MessageReporter, statusEditSender } from "./message-reporter.js";
+import type { TypingOptions } from "./typing.js";
+
+/** What the adapter reads from the validated config (`src/config.ts`). */
+export interface DiscordAdapterConfig {
+  DISCORD_TOKEN?: string;
+  DISCORD_API_URL?: string;
+}
+
+export interface DiscordAdapterOptions {
+  config: DiscordAdapterConfig;
+  conversations: Pick<Conversations, "submit">;
+  broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
+  access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
+  commands: CommandDeps;
+  store: Store;
+  /** Minimum gap between two edits of one message (status lines). Default 1,200 ms. */
+  editIntervalMs?: number;
+  typing?: TypingOptions;
+  /**
+   * This process's shard group. Unset = discord.js reads `SHARDS` / `SHARD_COUNT` from the
+   * environment (as ShardingManager sets them), else one shard.
+   */
+  shards?: { ids: number[]; count: number };
+}
+
+export interface DiscordAdapter extends PlatformAdapter {
+  readonly platform: "discord";
+  /** The underlying discord.js Client (for tests and diagnostics). */
+  readonly client: Client;
+}
+
+/** Conversation IOs kept in memory; older ones are rebuilt on demand. */
+const MAX_CACHED_IOS = 2000;
+
+export class DiscordStartError extends Error {
+  readonly code = "DISCORD_START";
+}
+
+/** The one start-up line when the privileged Message Content intent is not enabled for the app. */
+export const MESSAGE_CONTENT_MISSING =
+  "Discord: the Message Content intent is not enabled for this application, so follow-ups in Neo's threads arrive empty; enable it in the Developer Portal (Bot → Privileged Gateway Intents).";
+
+function hasMessageContent(client: Client): boolean {
+  const flags = client.application?.flags;
+  if (!flags) return false;
+  return (
+    flags.has(ApplicationFlagsBitField.Flags.GatewayMessageContent) ||
+    flags.has(ApplicationFlagsBitField.Flags.GatewayMessageContentLimited)
+  );
+}
+
+export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
+  const token = o.config.DISCORD_TOKEN;
+  const client = createDiscordClient({
+    apiUrl: o.config.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL,
+    ...(o.shards ? { shards: o.shards.ids, shardCount: o.shards.count } : {}),
+  });
+  const editIntervalMs = o.editIntervalMs ?? 1200;
+  const edits = createEditCoalescer(statusEditSender(client.rest), editIntervalMs);
+  /** The missing-intent line is said once per process: at start-up, or at the first empty message. */
+  let contentWarned = false;
+  const ios = new Map<ConversationKey, ConversationIO & { reporter: MessageReporter }>();
+
+  const io = (conversation: ConversationKey): ConversationIO & { reporter: MessageReporter } => {
+    let found = ios.get(conversation);
+    if (found) return found;
+    const channelId = postChannelOf(conversation);
+    found = {
+      reporter: createMessageReporter({
+        rest: client.rest,
+        store: o.store,
+        edits,
+        conversation,
+        channelId,
+        typing: o.typing,
+      }),
+      approvals: createApprovalChannel(client.rest, channelId),
+      async acknowledgeQueued(message) {
+        // The opening mention sits in the parent channel (the thread carries its id); others in the thread.
+        const where = message.id === channelId ? parseConversationKey(conversation).channel : channelId;
+        await client.rest.put(Routes.channelMessageOwnReaction(where, message.id, encodeURIComponent("👀")));
+      },
+    };
+    ios.set(conversation, found);
+    // Bounded: the oldest IO is dropped (its status line, if any, is found again through the store).
+    if (ios.size > MAX_CACHED_IOS) {
+      const [oldest] = ios.keys();
+      if (oldest !== undefined && oldest !== conversation) {
+        ios.get(oldest)?.reporter.end();
+        ios.delete(oldest);
+      }
+    }
+    return found;
+  };
+
+  const onMessage = createMessageHandler({
+    store: o.store,
+    conversations: o.conversations,
+    access: o.access,
+    reporter: (c) => io(c).reporter,
+    neoId: () => client.user!.id,
+    onEmptyContent: () => {
+      if (contentWarned) return;
+      contentWarned = true;
+      log.warn(MESSAGE_CONTENT_MISSING);
+    },
+  });
+  const onInteraction = createInteractionHandler({
+    client,
+    broker: o.broker,
+    access: o.access,
+    commands: o.commands,
+    conversations: o.conversations,
+    editIntervalMs,
+  });
+
+  client.on(Events.MessageCreate, (m) => {
+    onMessage(m).catch((err: unknown) =>
+      log.error({ err, messageId: m.id, channelId: m.channelId }, "discord message handling failed"),
+    );
+  });
+  client.on(Events.InteractionCreate, (i) => {
+    void onInteraction(i);
+  });
+  client.on(Events.Error, (err) => log.error({ err }, "discord client error"));
+  client.on(Events.ShardDisconnect, (_e, shard) => log.warn({ shard }, "discord shard disconnected"));
+
+  return {
+    platform: "discord",
+    client,
+    io,
+    connected: () => client.isReady(),
+    async start() {
+      if (!token) throw new DiscordStartError("DISCORD_TOKEN is not set; the Discord adapter cannot start");
+      const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+      try {
+        await client.login(token);
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        const hint = /disallowed intent/i.test(msg) ? ` — ${MESSAGE_CONTENT_MISSING}` : "";
+        throw new DiscordStartError(`Discord login failed: ${msg}${hint}`, { cause: err });
+      }
+      await ready;
+      if (!hasMessageContent(client) && !contentWarned) {
+        contentWarned = true;
+        log.warn(MESSAGE_CONTENT_MISSING);
+      }
+      log.info(
+        { user: client.user?.tag, guilds: client.guilds.cache.size, shards: client.ws.shards.size },
+        "discord adapter ready",
+      );
+    },
+    async stop() {
+      for (const entry of ios.values()) entry.reporter.end();
+      await client.destroy();
+    },
+  };
+}

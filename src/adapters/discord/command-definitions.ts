@@ -1,0 +1,116 @@
+/**
+ * The application commands Neo registers. Discord cannot give subcommands their own permissions, so
+ * the admin subcommands live in a second command, `/neo-admin`, whose `default_member_permissions` is
+ * Manage Server: Discord hides it from everyone else (a server admin can grant it to the configured
+ * `NEO_ADMIN_USER_IDS` people in Server Settings → Integrations). Every admin subcommand is also
+ * checked at run time by the command layer, whichever command carries it.
+ */
+import { ApplicationCommandOptionType, PermissionFlagsBits } from "discord.js";
+
+export const USER_COMMAND = "neo";
+export const ADMIN_COMMAND = "neo-admin";
+
+interface OptionDef {
+  name: string;
+  description: string;
+  type: ApplicationCommandOptionType;
+  required?: boolean;
+  choices?: Array<{ name: string; value: string }>;
+}
+
+interface SubDef {
+  name: string;
+  description: string;
+  options?: OptionDef[];
+}
+
+const STR = ApplicationCommandOptionType.String;
+const USER = ApplicationCommandOptionType.User;
+const thread: OptionDef = { name: "thread", description: "A thread link (default: this thread)", type: STR };
+
+export const USER_SUBCOMMANDS: SubDef[] = [
+  { name: "help", description: "What Neo can do" },
+  {
+    name: "ask",
+    description: "Ask Neo something",
+    options: [{ name: "text", description: "Your question", type: STR, required: true }],
+  },
+  { name: "memory", description: "What Neo remembers about you (only you see it)" },
+  { name: "forget", description: "Wipe what Neo remembers about you (asks to confirm)" },
+  { name: "reset", description: "Start this thread over", options: [thread] },
+];
+
+export const ADMIN_SUBCOMMANDS: SubDef[] = [
+  { name: "status", description: "Models, store, MCP servers, threads, queue, pending approvals" },
+  { name: "tools", description: "Natural and Escalate tools" },
+  {
+    name: "approvals",
+    description: "List or cancel pending approvals",
+    options: [
+      {
+        name: "action",
+        description: "list (default) or cancel",
+        type: STR,
+        choices: [
+          { name: "list", value: "list" },
+          { name: "cancel", value: "cancel" },
+        ],
+      },
+      { name: "id", description: "Approval id (for cancel)", type: STR },
+    ],
+  },
+  {
+    name: "allow",
+    description: "Let a user use Neo again",
+    options: [{ name: "user", description: "Who", type: USER, required: true }],
+  },
+  {
+    name: "deny",
+    description: "Stop a user from using Neo",
+    options: [{ name: "user", description: "Who", type: USER, required: true }],
+  },
+  {
+    name: "limit",
+    description: "Set a user's spend cap",
+    options: [
+      { name: "user", description: "Who", type: USER, required: true },
+      { name: "amount", description: "Cap, e.g. 25 or 0.5", type: STR, required: true },
+      { name: "asset", description: "Asset symbol, e.g. USDC", type: STR },
+    ],
+  },
+  { name: "compact", description: "Compact this thread's transcript now", options: [thread] },
+  { name: "reload", description: "Restart the MCP servers" },
+];
+
+const sub = (s: SubDef) => ({
+  type: ApplicationCommandOptionType.Subcommand,
+  ...s,
+  options: s.options ?? [],
+});
+
+/** The bodies `PUT /applications/{app}/commands` takes. */
+export function commandDefinitions(): Array<Record<string, unknown>> {
+  return [
+    {
+      name: USER_COMMAND,
+      description: "Talk to Neo",
+      type: 1,
+      options: USER_SUBCOMMANDS.map(sub),
+    },
+    {
+      name: ADMIN_COMMAND,
+      description: "Neo administration",
+      type: 1,
+      default_member_permissions: String(PermissionFlagsBits.ManageGuild),
+      // Guild only: Manage Server means nothing in a DM.
+      contexts: [0],
+      options: ADMIN_SUBCOMMANDS.map(sub),
+    },
+  ];
+}
+
+/** Option names of a subcommand in the order the command layer's text form expects them. */
+export function optionOrder(subcommand: string): string[] {
+  const def = [...USER_SUBCOMMANDS, ...ADMIN_SUBCOMMANDS].find((s) => s.name === subcommand);
+  return (def?.options ?? []).map((o) => o.name);
+}

@@ -1,0 +1,10 @@
+/** The Discord adapter's public surface; `src/main.ts` wires `createDiscordAdapter`. */
+export {
+  createDiscordAdapter,
+  type DiscordAdapter,
+  type DiscordAdapterConfig,
+  type DiscordAdapterOptions,
+  DiscordStartError,
+  MESSAGE_CONTENT_MISSING,
+} from "./adapter.js";
+export { commandDefinitions } from "./command-definitions.js";

@@ -1,0 +1,191 @@
+/**
+ * Interactions: every one is acknowledged at once (a deferred ephemeral reply, well inside Discord's
+ * 3 s), then worked on and answered by editing that reply. Approval buttons go to the broker; `/neo`
+ * and `/neo-admin` go through the platform-free command layer; `ask` runs a turn with its own IO.
+ */
+import {
+  ApplicationCommandOptionType,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  type Interaction,
+  MessageFlags,
+  PermissionFlagsBits,
+} from "discord.js";
+import type { AccessPolicy } from "../../core/access/policy.js";
+import type { DecideResult, Decision } from "../../core/approvals/types.js";
+import {
+  type CommandContext,
+  type CommandDeps,
+  type CommandReply,
+  parseCommand,
+  runCommand,
+  runConfirmed,
+} from "../../core/commands/index.js";
+import type { Conversations } from "../../core/conversations/types.js";
+import type { ConversationKey, UserKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import { parseApprovalCustomId } from "./approval-render.js";
+import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
+import { createInteractionIO } from "./interaction-io.js";
+import { discordUser, dmConversation, threadConversation } from "./keys.js";
+import { splitMessage } from "./split.js";
+
+const CONFIRM_PREFIX = "neo:cmd:";
+const allowedMentions = { parse: [], repliedUser: false } as const;
+
+export interface InteractionDeps {
+  client: Client;
+  broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
+  access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
+  commands: CommandDeps;
+  conversations: Pick<Conversations, "submit">;
+  editIntervalMs: number;
+}
+
+function speakerOf(i: ButtonInteraction | ChatInputCommandInteraction) {
+  return {
+    userKey: discordUser(i.guildId, i.user.id),
+    displayName: i.inCachedGuild() ? i.member.displayName : (i.user.globalName ?? i.user.username),
+  };
+}
+
+/** The conversation a slash command runs in: the thread, the DM, or the channel itself. */
+function conversationOf(client: Client, guildId: string | null, channelId: string): ConversationKey {
+  if (!guildId) return dmConversation(channelId);
+  const ch = client.channels.cache.get(channelId);
+  if (ch?.isThread()) return threadConversation(guildId, ch.parentId ?? channelId, channelId);
+  return threadConversation(guildId, channelId, channelId);
+}
+
+function contextOf(d: InteractionDeps, i: ButtonInteraction | ChatInputCommandInteraction): CommandContext {
+  const caller = discordUser(i.guildId, i.user.id);
+  const manageServer = i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false;
+  return {
+    caller,
+    isAdmin: d.access.isAdmin(caller, manageServer),
+    resolveUser(raw) {
+      const id = raw.match(/^<@!?(\d+)>$/)?.[1] ?? raw.match(/^(\d{5,})$/)?.[1];
+      return id ? discordUser(i.guildId, id) : undefined;
+    },
+    resolveConversation(target) {
+      if (!target) return conversationOf(d.client, i.guildId, i.channelId);
+      const m = target.match(/channels\/(\d+|@me)\/(\d+)(?:\/(\d+))?/);
+      if (!m) return undefined;
+      const channelId = m[3] && m[1] !== "@me" ? m[3] : m[2]!;
+      return conversationOf(d.client, m[1] === "@me" ? null : m[1]!, channelId);
+    },
+  };
+}
+
+async function render(
+  i: ButtonInteraction | ChatInputCommandInteraction,
+  reply: CommandReply,
+): Promise<void> {
+  if (reply.kind !== "reply") return;
+  const [first = "", ...rest] = splitMessage(reply.text);
+  const components = reply.confirm
+    ? [
+        {
+          type: 1,
+          components: [
+            {
+              type: 2,
+              style: 4,
+              label: reply.confirm.label,
+              custom_id: `${CONFIRM_PREFIX}${reply.confirm.action}`,
+            },
+          ],
+        },
+      ]
+    : [];
+  await i.editReply({ content: first, components, allowedMentions });
+  for (const content of rest) await i.followUp({ content, flags: MessageFlags.Ephemeral, allowedMentions });
+}
+
+/** `/neo <sub> [options]` → the command layer's text form, options in their documented order. */
+export function commandText(i: ChatInputCommandInteraction): string {
+  const sub = i.options.getSubcommand(true);
+  const args = optionOrder(sub).flatMap((name) => {
+    const opt = i.options.get(name);
+    if (!opt || opt.value === undefined) return [];
+    return [opt.type === ApplicationCommandOptionType.User ? `<@${String(opt.value)}>` : String(opt.value)];
+  });
+  return [sub, ...args].join(" ");
+}
+
+async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Promise<void> {
+  await i.deferReply({ flags: MessageFlags.Ephemeral });
+  const ctx = contextOf(d, i);
+  const reply = await runCommand(parseCommand(commandText(i)), ctx, d.commands);
+  if (reply.kind === "reply") {
+    await render(i, reply);
+    return;
+  }
+  const speaker = speakerOf(i);
+  if (!(await d.access.isAllowed(speaker.userKey))) {
+    await i.editReply({ content: "An admin has turned Neo off for you.", allowedMentions });
+    return;
+  }
+  const conversation = conversationOf(d.client, i.guildId, i.channelId);
+  const io = createInteractionIO(i, d.client.rest, d.editIntervalMs);
+  await i.editReply({ content: "⏳ Thinking…", allowedMentions });
+  const result = await d.conversations.submit(
+    {
+      id: i.id,
+      conversation,
+      speaker,
+      text: reply.text,
+      shared: i.guildId !== null,
+      receivedAt: i.createdTimestamp,
+    },
+    io,
+  );
+  if (!result.accepted)
+    await i.editReply({ content: `Not taken: ${result.reason.replace("_", " ")}.`, allowedMentions });
+}
+
+async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void> {
+  const approval = parseApprovalCustomId(i.customId);
+  if (approval) {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const clicker = discordUser(i.guildId, i.user.id);
+    const result = await d.broker.decide(approval.approvalId, clicker, approval.decision);
+    const content = result.ok
+      ? approval.decision === "approve"
+        ? "Approved. Running it now; the result will show on the approval."
+        : "Rejected. Nothing will run."
+      : result.message;
+    await i.editReply({ content, allowedMentions });
+    return;
+  }
+  if (i.customId.startsWith(CONFIRM_PREFIX)) {
+    await i.deferReply({ flags: MessageFlags.Ephemeral });
+    const reply = await runConfirmed(i.customId.slice(CONFIRM_PREFIX.length), contextOf(d, i), d.commands);
+    await render(i, reply);
+  }
+}
+
+export function createInteractionHandler(d: InteractionDeps): (i: Interaction) => Promise<void> {
+  return async (i) => {
+    try {
+      if (i.isButton()) await onButton(d, i);
+      else if (
+        i.isChatInputCommand() &&
+        (i.commandName === USER_COMMAND || i.commandName === ADMIN_COMMAND)
+      ) {
+        await onSlash(d, i);
+      }
+    } catch (err) {
+      log.error({ err, interactionId: i.id }, "discord interaction failed");
+      if (i.isRepliable() && i.deferred) {
+        await i
+          .editReply({
+            content: "Something went wrong on my side; nothing was changed. Try again.",
+            allowedMentions,
+          })
+          .catch(() => undefined);
+      }
+    }
+  };
+}

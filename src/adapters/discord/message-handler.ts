@@ -1,0 +1,125 @@
+/**
+ * Inbound messages: classify, open or join the thread, gather context, journal through
+ * `conversations.submit` (keyed by the message id, so a redelivery after a gateway resume or a
+ * restart is dropped as a duplicate), then show typing. Ignored messages leave a debug line why.
+ */
+import { ChannelType, DiscordAPIError, type Message, RESTJSONErrorCodes } from "discord.js";
+import type { AccessPolicy } from "../../core/access/policy.js";
+import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
+import type { ConversationKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import type { Store } from "../../memory/store/types.js";
+import { gatherContext, speakerName } from "./context.js";
+import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
+import { discordUser, dmConversation, threadConversation } from "./keys.js";
+import type { MessageReporter } from "./message-reporter.js";
+
+/** Threads Neo holds a conversation in; shared by every shard and instance through the store. */
+export const threadMarkKey = (threadId: string): string => `discord:thread:${threadId}`;
+const THREAD_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+
+export interface MessageHandlerDeps {
+  store: Store;
+  conversations: Pick<Conversations, "submit">;
+  access: Pick<AccessPolicy, "isAllowed">;
+  reporter: (conversation: ConversationKey) => MessageReporter;
+  neoId: () => string;
+  /** A message in Neo's thread arrived with no content: the Message Content intent is missing. */
+  onEmptyContent: () => void;
+}
+
+function kindOf(message: Message): ChannelKind {
+  const ch = message.channel;
+  if (ch.type === ChannelType.DM) return "dm";
+  if (ch.type === ChannelType.PublicThread || ch.type === ChannelType.PrivateThread) return "thread";
+  if (ch.type === ChannelType.GuildText || ch.type === ChannelType.GuildAnnouncement) return "text";
+  return "other";
+}
+
+/** Start a public thread on the message; a second attempt (redelivery) finds the first one. */
+async function openThread(message: Message, name: string): Promise<string> {
+  try {
+    const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
+    return thread.id;
+  } catch (err) {
+    // Discord gives a thread started from a message that message's id.
+    if (err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage) {
+      return message.id;
+    }
+    throw err;
+  }
+}
+
+export function createMessageHandler(d: MessageHandlerDeps): (message: Message) => Promise<void> {
+  const ignore = (message: Message, reason: string): void => {
+    log.debug(
+      { messageId: message.id, channelId: message.channelId, reason },
+      `discord: ignored message (${reason})`,
+    );
+  };
+
+  return async (message) => {
+    const neoId = d.neoId();
+    const kind = kindOf(message);
+    const mentionsNeo = message.mentions.users.has(neoId);
+    const knownThread =
+      kind === "thread" && (await d.store.get<number>(threadMarkKey(message.channelId))) !== undefined;
+    const route = classify({
+      authorIsNeo: message.author.id === neoId,
+      authorIsBot: message.author.bot,
+      system: message.system || message.webhookId !== null,
+      kind,
+      mentionsNeo,
+      knownThread,
+      content: message.content,
+    });
+    if (route.action === "ignore") {
+      if (route.emptyContent && message.attachments.size === 0) d.onEmptyContent();
+      ignore(message, route.reason);
+      return;
+    }
+    const speaker = {
+      userKey: discordUser(message.guildId, message.author.id),
+      displayName: speakerName(message),
+    };
+    if (!(await d.access.isAllowed(speaker.userKey))) {
+      ignore(message, "author is denied by an admin");
+      return;
+    }
+    const text = stripMention(message.content, neoId);
+    let conversation: ConversationKey;
+    let context: string[] = [];
+    if (route.action === "dm") {
+      conversation = dmConversation(message.channelId);
+    } else if (route.action === "open-thread") {
+      const threadId = await openThread(message, threadName(text, speaker.displayName));
+      await d.store.set(threadMarkKey(threadId), Date.now(), THREAD_MARK_TTL_MS);
+      conversation = threadConversation(message.guildId!, message.channelId, threadId);
+      context = await gatherContext(message, false);
+    } else {
+      const ch = message.channel;
+      const parentId = ch.isThread() ? (ch.parentId ?? message.channelId) : message.channelId;
+      conversation = threadConversation(message.guildId!, parentId, message.channelId);
+      if (route.join) {
+        await d.store.set(threadMarkKey(message.channelId), Date.now(), THREAD_MARK_TTL_MS);
+        context = await gatherContext(message, true);
+      }
+    }
+    const inbound: InboundMessage = {
+      id: message.id,
+      conversation,
+      speaker,
+      text: text || "(no text)",
+      shared: route.action !== "dm",
+      ...(context.length ? { context } : {}),
+      receivedAt: message.createdTimestamp,
+    };
+    const reporter = d.reporter(conversation);
+    reporter.begin();
+    const result = await d.conversations.submit(inbound);
+    if (!result.accepted) {
+      reporter.end();
+      ignore(message, result.reason === "duplicate" ? "already journaled (redelivery)" : "shutting down");
+    }
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The Reporter for message-triggered turns in a thread or DM: typing kept alive while the turn runs,
+ * one status line created on the first `status` and edited in place (coalesced) after that, removed
+ * when the answer lands; `say` posts new messages split at 2,000 characters; `notice` posts a visible
+ * message. The status line's id is kept in the store so an instance that resumes the turn after a
+ * restart removes a line the previous one left behind.
+ */
+import { type REST, Routes } from "discord.js";
+import type { ConversationKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import type { Reporter } from "../../core/reporter.js";
+import type { Store } from "../../memory/store/types.js";
+import type { EditCoalescer } from "./coalesce.js";
+import { createBody, editBody, statusLine } from "./render.js";
+import { splitMessage } from "./split.js";
+import { createTyping, type Typing, type TypingOptions } from "./typing.js";
+
+const STATUS_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface MessageReporter extends Reporter {
+  /** The turn is about to run (a message was taken): show typing at once. */
+  begin(): void;
+  /** The message was not taken after all (duplicate): stop typing. */
+  end(): void;
+}
+
+export interface MessageReporterDeps {
+  rest: REST;
+  store: Store;
+  edits: EditCoalescer;
+  conversation: ConversationKey;
+  /** The thread or DM channel the conversation posts in. */
+  channelId: string;
+  typing?: TypingOptions;
+}
+
+interface StatusRef {
+  channelId: string;
+  messageId: string;
+}
+
+export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
+  const { rest, store, edits, channelId } = d;
+  const statusKey = `discord:status:${d.conversation}`;
+  const typing: Typing = createTyping(
+    () => rest.post(Routes.channelTyping(channelId)).then(() => undefined),
+    d.typing,
+  );
+  let statusId: Promise<string | undefined> | null = null;
+
+  const post = async (content: string): Promise<string> => {
+    const msg = (await rest.post(Routes.channelMessages(channelId), { body: createBody({ content }) })) as {
+      id: string;
+    };
+    return msg.id;
+  };
+
+  const removeStatus = async (): Promise<void> => {
+    const pending = statusId;
+    statusId = null;
+    const id = pending
+      ? await pending
+      : (await store.get<StatusRef>(statusKey).catch(() => undefined))?.messageId;
+    if (!id) return;
+    await edits.cancel(`${channelId}/${id}`);
+    await rest
+      .delete(Routes.channelMessage(channelId, id))
+      .catch((err: unknown) => log.debug({ err, conversation: d.conversation }, "status line already gone"));
+    await store.delete(statusKey).catch(() => false);
+  };
+
+  const postAll = async (text: string): Promise<void> => {
+    for (const chunk of splitMessage(text)) await post(chunk);
+  };
+
+  return {
+    begin: () => typing.start(),
+    end: () => typing.stop(),
+    async status(text) {
+      typing.start();
+      const line = statusLine(text);
+      if (statusId) {
+        const id = await statusId;
+        if (id) edits.push(`${channelId}/${id}`, line);
+        return;
+      }
+      statusId = post(line).then(
+        async (id) => {
+          await store
+            .set<StatusRef>(statusKey, { channelId, messageId: id }, STATUS_TTL_MS)
+            .catch(() => undefined);
+          return id;
+        },
+        (err: unknown) => {
+          log.warn({ err, conversation: d.conversation }, "discord status line could not be posted");
+          return undefined;
+        },
+      );
+      await statusId;
+    },
+    async say(text) {
+      try {
+        await postAll(text);
+      } finally {
+        typing.stop();
+        await removeStatus();
+      }
+    },
+    async notice(text) {
+      await postAll(text);
+    },
+  };
+}
+
+/** Send a coalesced status edit (`key` is `channel/message`). */
+export function statusEditSender(rest: REST): (key: string, content: string) => Promise<void> {
+  return async (key, content) => {
+    const [channelId, messageId] = key.split("/") as [string, string];
+    await rest.patch(Routes.channelMessage(channelId, messageId), { body: editBody({ content }) });
+  };
+}

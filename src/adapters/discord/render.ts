@@ -1,0 +1,49 @@
+/**
+ * Outgoing message bodies (raw API shape, sent through discord.js's REST queue). Every body carries
+ * `allowed_mentions: { parse: [] }` so model text never pings @everyone, @here, roles or users, and
+ * new messages carry a `nonce` with `enforce_nonce` so a retried post returns the first message.
+ */
+import { randomBytes } from "node:crypto";
+import { DISCORD_MAX_CONTENT } from "./split.js";
+
+/** No pings of any kind, and no reply ping. */
+export const NO_PINGS = { parse: [] as string[], replied_user: false } as const;
+
+/** Discord nonces are at most 25 characters. */
+export function newNonce(): string {
+  return randomBytes(12).toString("base64url").slice(0, 25);
+}
+
+export interface CreateBody {
+  content?: string;
+  embeds?: unknown[];
+  components?: unknown[];
+  allowed_mentions: typeof NO_PINGS;
+  nonce: string;
+  enforce_nonce: true;
+  flags?: number;
+}
+
+export function createBody(
+  fields: Omit<CreateBody, "allowed_mentions" | "nonce" | "enforce_nonce">,
+): CreateBody {
+  return { ...fields, allowed_mentions: NO_PINGS, nonce: newNonce(), enforce_nonce: true };
+}
+
+export interface EditBody {
+  content?: string;
+  embeds?: unknown[];
+  components?: unknown[];
+  allowed_mentions: typeof NO_PINGS;
+}
+
+export function editBody(fields: Omit<EditBody, "allowed_mentions">): EditBody {
+  return { ...fields, allowed_mentions: NO_PINGS };
+}
+
+/** The status line: small grey text, one line, within the content limit. */
+export function statusLine(text: string): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  const body = one.length > 300 ? `${one.slice(0, 299)}…` : one;
+  return `-# ⏳ ${body}`.slice(0, DISCORD_MAX_CONTENT);
+}

@@ -1,0 +1,135 @@
+/**
+ * Inbound messages: middleware decides (dedupe by event_id, ignore with a reason, authorise), the
+ * listener enriches (speaker name, earlier thread messages) and submits to the conversation layer.
+ * Bolt runs with `processBeforeResponse`, so Slack's 200 goes out only after `submit` has journaled
+ * the message; a failure answers 500 and Slack's retry delivers it again.
+ */
+import type { AllMiddlewareArgs, App } from "@slack/bolt";
+import type { AccessPolicy } from "../../core/access/policy.js";
+import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
+import { userKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import type { Store } from "../../memory/store/types.js";
+import { decideInbound, type InboundDecision, type SlackIdentity, slackToPlain } from "./inbound.js";
+import type { SlackOutbound } from "./outbound.js";
+import type { SlackUsers } from "./users.js";
+
+/** How long an event_id is remembered (Slack retries for about 5 minutes; keep an hour). */
+export const EVENT_DEDUPE_MS = 60 * 60_000;
+/** Earlier thread messages brought in as context, at most. */
+export const CONTEXT_MESSAGES = 20;
+
+export interface InboundDeps {
+  store: Store;
+  access: Pick<AccessPolicy, "isAllowed">;
+  conversations: Pick<Conversations, "submit">;
+  out: SlackOutbound;
+  users: SlackUsers;
+  me: () => SlackIdentity;
+}
+
+type Message = Extract<InboundDecision, { kind: "message" }>;
+
+const slog = log.child({ component: "slack" });
+
+/** An inbound event could not be taken; the receiver answers 500 and Slack retries it. */
+export class SlackInboundError extends Error {
+  readonly code = "SLACK_INBOUND_NOT_TAKEN";
+}
+
+function envelopeOf(body: unknown): { eventId?: string; teamId?: string; event?: unknown } {
+  if (typeof body !== "object" || body === null) return {};
+  const b = body as { type?: unknown; event_id?: unknown; team_id?: unknown; event?: unknown };
+  if (b.type !== "event_callback") return {};
+  return {
+    eventId: typeof b.event_id === "string" ? b.event_id : undefined,
+    teamId: typeof b.team_id === "string" ? b.team_id : undefined,
+    event: b.event,
+  };
+}
+
+async function contextFor(d: Message, deps: InboundDeps): Promise<string[] | undefined> {
+  if (!d.inThread || !d.threadTs) return undefined;
+  const me = deps.me();
+  const replies = await deps.out.replies(d.channel, d.threadTs);
+  const earlier = replies
+    .filter((m) => m.ts < d.ts && m.user && m.user !== me.botUserId && !m.bot_id && !m.subtype && m.text)
+    .slice(-CONTEXT_MESSAGES);
+  const lines: string[] = [];
+  for (const m of earlier) {
+    const who = await deps.users.get(m.user!);
+    lines.push(`${who.displayName}: ${slackToPlain(m.text!, me.botUserId)}`);
+  }
+  return lines.length ? lines : undefined;
+}
+
+export function registerInbound(app: App, deps: InboundDeps): void {
+  // Dedupe retried deliveries by event_id, durably and atomically (a retry may be the only delivery).
+  app.use(async ({ body, next, context }: AllMiddlewareArgs & { body: unknown }) => {
+    const { eventId } = envelopeOf(body);
+    if (!eventId) return next();
+    const key = `slack:event:${eventId}`;
+    if (!(await deps.store.setIfAbsent(key, 1, EVENT_DEDUPE_MS))) {
+      slog.debug({ eventId, retryNum: context.retryNum }, "ignored: event_id already received");
+      return;
+    }
+    try {
+      await next();
+    } catch (err) {
+      // Not journaled: forget the claim so Slack's retry is processed.
+      await deps.store.delete(key);
+      throw err;
+    }
+  });
+
+  const handle = async ({ body, context }: AllMiddlewareArgs & { body: unknown }): Promise<void> => {
+    const { eventId, event } = envelopeOf(body);
+    const me = deps.me();
+    const d = decideInbound(event, me);
+    if (d.kind === "ignore") {
+      slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
+      return;
+    }
+    const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
+    if (!(await deps.access.isAllowed(speakerKey))) {
+      slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
+      return;
+    }
+    // Name and thread context enrich the message; failing to get them must not lose it (logged).
+    const [who, context_] = await Promise.all([
+      deps.users.get(d.user).catch((err: unknown) => {
+        slog.warn({ err, user: d.user }, "users.info failed; speaking name is the user id");
+        return { displayName: d.user };
+      }),
+      contextFor(d, deps).catch((err: unknown) => {
+        slog.warn(
+          { err, channel: d.channel },
+          "conversations.replies failed; no thread context for this message",
+        );
+        return undefined;
+      }),
+    ]);
+    const msg: InboundMessage = {
+      id: d.id,
+      conversation: d.conversation,
+      speaker: { userKey: speakerKey, displayName: who.displayName },
+      text: d.text,
+      shared: d.shared,
+      ...(context_ ? { context: context_ } : {}),
+      receivedAt: Date.now(),
+    };
+    const res = await deps.conversations.submit(msg);
+    if (!res.accepted && res.reason === "shutting_down") {
+      // Not journaled: answer 500 so Slack delivers it again (to another instance, or after restart).
+      throw new SlackInboundError(`not accepted while shutting down: ${d.id}`);
+    }
+    if (!res.accepted) {
+      slog.debug(
+        { eventId, id: d.id, reason: res.reason, retryNum: context.retryNum },
+        `ignored: ${res.reason}`,
+      );
+    }
+  };
+  app.event("app_mention", handle);
+  app.event("message", handle);
+}

@@ -1,0 +1,104 @@
+/**
+ * Slack events → what Neo should do with them. Pure: validates the payload (zod), decides whether to
+ * ignore it (and says why), and derives the conversation key, message identity and clean text.
+ */
+import { z } from "zod";
+import { conversationKey } from "../../core/keys.js";
+
+export const slackMessageEventSchema = z.object({
+  type: z.enum(["app_mention", "message"]),
+  channel: z.string().min(1),
+  ts: z.string().min(1),
+  user: z.string().optional(),
+  text: z.string().optional(),
+  thread_ts: z.string().optional(),
+  subtype: z.string().optional(),
+  bot_id: z.string().optional(),
+  channel_type: z.string().optional(),
+  edited: z.unknown().optional(),
+});
+export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
+
+export interface SlackIdentity {
+  teamId: string;
+  botUserId: string;
+  botId?: string;
+}
+
+/** What to do with one event. `ignore` carries the reason for the debug log. */
+export type InboundDecision =
+  | { kind: "ignore"; reason: string }
+  | {
+      kind: "message";
+      /** Message identity (team/channel/ts): the same message via app_mention and message.im is one. */
+      id: string;
+      conversation: string;
+      channel: string;
+      /** Where answers go: the thread, or undefined for an unthreaded DM. */
+      threadTs: string | undefined;
+      /** True when this is a reply inside an existing thread (context worth fetching). */
+      inThread: boolean;
+      ts: string;
+      user: string;
+      text: string;
+      shared: boolean;
+    };
+
+/** Slack message markup → plain text for the model: mentions, links, entities. */
+export function slackToPlain(text: string, botUserId: string): string {
+  return text
+    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "")
+    .replace(/<@([A-Z0-9]+)\|([^>]+)>/g, "@$2")
+    .replace(/<@([A-Z0-9]+)>/g, "@$1")
+    .replace(/<#[A-Z0-9]+\|([^>]+)>/g, "#$1")
+    .replace(/<!([a-z]+)(\^[^>|]*)?(\|[^>]*)?>/g, "@$1")
+    .replace(/<((?:https?|mailto):[^|>]+)\|([^>]+)>/g, "$2 ($1)")
+    .replace(/<((?:https?|mailto):[^>]+)>/g, "$1")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+    .trim();
+}
+
+export function decideInbound(raw: unknown, me: SlackIdentity): InboundDecision {
+  const parsed = slackMessageEventSchema.safeParse(raw);
+  if (!parsed.success)
+    return { kind: "ignore", reason: `unrecognised event shape: ${parsed.error.issues[0]?.message}` };
+  const e = parsed.data;
+  if (e.user === me.botUserId || (me.botId !== undefined && e.bot_id === me.botId)) {
+    return { kind: "ignore", reason: "Neo's own post" };
+  }
+  if (e.subtype === "message_changed" || e.edited !== undefined)
+    return { kind: "ignore", reason: "message edit" };
+  if (e.subtype === "message_deleted") return { kind: "ignore", reason: "message deletion" };
+  if (e.bot_id !== undefined || e.subtype === "bot_message") return { kind: "ignore", reason: "bot message" };
+  if (e.subtype !== undefined && e.subtype !== "thread_broadcast" && e.subtype !== "file_share") {
+    return { kind: "ignore", reason: `message subtype ${e.subtype}` };
+  }
+  if (!e.user) return { kind: "ignore", reason: "no author" };
+  const isDm = e.type === "message" && e.channel_type === "im";
+  if (e.type === "message" && !isDm) {
+    return { kind: "ignore", reason: "channel message without a mention (app_mention carries those)" };
+  }
+  const text = slackToPlain(e.text ?? "", me.botUserId);
+  if (!text) return { kind: "ignore", reason: "empty message" };
+  // A mention answers in its thread (or starts one on the message); a DM uses its thread if any.
+  const threadTs = isDm ? e.thread_ts : (e.thread_ts ?? e.ts);
+  return {
+    kind: "message",
+    id: `${me.teamId}/${e.channel}/${e.ts}`,
+    conversation: conversationKey({
+      platform: "slack",
+      workspace: me.teamId,
+      channel: e.channel,
+      thread: threadTs ?? e.channel,
+    }),
+    channel: e.channel,
+    threadTs,
+    inThread: e.thread_ts !== undefined && e.thread_ts !== e.ts,
+    ts: e.ts,
+    user: e.user,
+    text,
+    shared: !isDm,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Where a turn's Status goes on Slack. Status is progress, not content: it may be merged or dropped,
+ * never at the expense of the answer. Two sinks:
+ * - thread: one message in the thread, edited in place (edits merged: at most one queued per message,
+ *   carrying the latest text), removed after the answer is posted; never posted at all when the
+ *   answer lands first;
+ * - ephemeral (`/neo ask`): the command's ephemeral reply replaced through `response_url`, which
+ *   Slack allows five times, so at most `MAX_EPHEMERAL_EDITS` edits plus the final removal.
+ */
+import { log } from "../../core/log.js";
+import { escapeMrkdwn } from "./mrkdwn.js";
+import type { SlackOutbound } from "./outbound.js";
+
+export interface StatusSink {
+  /** Show `text` as the current status (returns at once; delivery is coalesced). */
+  show(text: string): void;
+  /** End this status episode now; the returned function removes it (call after the answer is posted). */
+  stop(): () => Promise<void>;
+}
+
+/** Status lines are short; keep them well under chat.update's 4,000-character limit. */
+const STATUS_MAX = 300;
+
+export function statusText(text: string): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  const cut = one.length > STATUS_MAX ? `${one.slice(0, STATUS_MAX - 1)}…` : one;
+  return `_${escapeMrkdwn(cut)}_`;
+}
+
+interface Episode {
+  ts: Promise<string | undefined>;
+  text: string;
+  sent: string;
+  done: boolean;
+  editing: boolean;
+  failed: boolean;
+}
+
+export function createThreadStatus(out: SlackOutbound, channel: string, threadTs: string): StatusSink {
+  let ep: Episode | null = null;
+
+  const edit = (e: Episode): void => {
+    if (e.editing || e.done || e.failed || e.text === e.sent) return;
+    e.editing = true;
+    void (async () => {
+      const ts = await e.ts;
+      if (ts === undefined) return;
+      await out.update(
+        channel,
+        ts,
+        () => {
+          e.sent = e.text;
+          return { text: statusText(e.text) };
+        },
+        () => e.done || e.text === e.sent,
+      );
+    })()
+      .catch((err: unknown) => {
+        // Status is progress only: stop editing this message rather than retry into a failure.
+        e.failed = true;
+        log.warn({ err, channel }, "slack status edit failed; no more edits to this status");
+      })
+      .finally(() => {
+        e.editing = false;
+        edit(e);
+      });
+  };
+
+  return {
+    show: (text) => {
+      if (ep) {
+        ep.text = text;
+        edit(ep);
+        return;
+      }
+      const e: Episode = {
+        text,
+        sent: text,
+        done: false,
+        editing: false,
+        failed: false,
+        ts: Promise.resolve(undefined),
+      };
+      e.ts = out
+        .post({ channel, thread_ts: threadTs, text: statusText(text) }, () => e.done)
+        .catch((err: unknown) => {
+          log.warn({ err, channel }, "slack status post failed");
+          return undefined;
+        });
+      ep = e;
+    },
+    stop: () => {
+      const e = ep;
+      ep = null;
+      if (!e) return async () => {};
+      e.done = true;
+      return async () => {
+        const ts = await e.ts;
+        if (ts !== undefined) await out.delete(channel, ts);
+      };
+    },
+  };
+}
+
+/** Posts to a slash command's `response_url` (Bolt's `respond`). */
+export type Respond = (message: Record<string, unknown>) => Promise<unknown>;
+
+export const MAX_EPHEMERAL_EDITS = 3;
+
+export function createEphemeralStatus(respond: Respond): StatusSink {
+  let edits = 0;
+  let latest: string | null = null;
+  let inFlight: Promise<void> = Promise.resolve();
+  let sending = false;
+  let done = false;
+
+  const pump = (): void => {
+    if (sending || done || latest === null || edits >= MAX_EPHEMERAL_EDITS) return;
+    sending = true;
+    const text = latest;
+    latest = null;
+    edits++;
+    inFlight = respond({ response_type: "ephemeral", replace_original: true, text: statusText(text) })
+      .then(() => undefined)
+      .catch((err: unknown) => log.warn({ err }, "slack ephemeral status failed"))
+      .finally(() => {
+        sending = false;
+        pump();
+      });
+  };
+
+  return {
+    show: (text) => {
+      latest = text;
+      pump();
+    },
+    stop: () => {
+      done = true;
+      return async () => {
+        await inFlight;
+        await respond({ response_type: "ephemeral", delete_original: true });
+      };
+    },
+  };
+}

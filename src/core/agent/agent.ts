@@ -1,0 +1,247 @@
+/**
+ * The recursive tool-calling loop (seed 000/003). The working transcript and the summary are the
+ * only state; the active goal, the system block and the budget stat are derived from them on every
+ * iteration. Every appended message and every compaction goes through `ctx.onEvent` first.
+ */
+import { budgetPct } from "../budget/budget.js";
+import { COMPACTION_NOTICE, type CompactionReason, compactWindow } from "../compaction/compact.js";
+import { LlmError } from "../llm/errors.js";
+import type { AssistantMessage, Completion, Message, ToolMessage, UsageTags } from "../llm/types.js";
+import { log } from "../log.js";
+import type { MemoryPage } from "../memory-port.js";
+import type { ToolCallContext } from "../tools/types.js";
+import type { AgentDeps } from "./deps.js";
+import { activeGoal } from "./goal.js";
+import { CancelledError } from "./ladder.js";
+import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
+import { buildSystemBody, withBudgetStat } from "./prompt.js";
+import { runToolBatch } from "./run-tools.js";
+import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
+
+/** Runtime notes the loop adds as user-role messages (visible to the model, part of the transcript). */
+export const LENGTH_NUDGE =
+  "[Neo runtime] Your last reply was cut off by the output limit and was not shown. Answer again, more compactly.";
+export const EMPTY_NUDGE =
+  "[Neo runtime] Your last reply was empty. Continue: answer the user, or call a tool.";
+export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
+
+export class AgentBusyError extends Error {
+  readonly code = "AGENT_BUSY";
+}
+
+export interface Agent {
+  /** Run one user turn to an answer, an honest partial, a cancellation or a failure. */
+  chat(input: TurnInput, ctx: TurnContext): Promise<TurnResult>;
+  /** A copy of the state (what the events replay to). */
+  state(): AgentState;
+  /** Compact the window now (hard/soft from the loop; manual from `/neo compact`). */
+  compact(reason: CompactionReason, ctx: TurnContext): Promise<void>;
+}
+
+function userContent(input: TurnInput, shared: boolean): string {
+  return shared ? `${input.speaker.displayName}: ${input.text}` : input.text;
+}
+
+/** Same tool names and arguments, in the same order. */
+function batchKey(calls: Completion["toolCalls"]): string {
+  return JSON.stringify(calls.map((c) => [c.function.name, c.function.arguments]));
+}
+
+export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
+  const { limits } = deps;
+  let working: Message[] = [...(initial?.working ?? [])];
+  let summary: string | null = initial?.summary ?? null;
+  let busy = false;
+
+  const append = async (m: Message, ctx: TurnContext) => {
+    working.push(m);
+    await ctx.onEvent?.({ type: "message", message: m, at: Date.now() });
+  };
+
+  const compact = async (reason: CompactionReason, ctx: TurnContext, tags?: UsageTags) => {
+    await ctx.reporter.notice(COMPACTION_NOTICE[reason]);
+    const out = await compactWindow({
+      working,
+      summary,
+      reason,
+      contextWindow: limits.contextWindow,
+      llm: deps.llm,
+      tags: tags ?? { purpose: "compaction", conversation: ctx.conversation },
+      signal: ctx.signal,
+    });
+    summary = out.summary;
+    working = [...out.kept];
+    await ctx.onEvent?.({ type: "compaction", summary: out.summary, kept: out.kept, reason, at: Date.now() });
+  };
+
+  /** Steps taken and inputs consumed by the running turn, also reported when it ends early. */
+  interface Progress {
+    steps: number;
+    consumed: number;
+  }
+
+  const run = async (input: TurnInput, ctx: TurnContext, progress: Progress): Promise<TurnResult> => {
+    const tags: UsageTags = { purpose: "turn", conversation: ctx.conversation, user: input.speaker.userKey };
+    const toolCtx: ToolCallContext = { ...ctx, speaker: input.speaker };
+    const ladder = { maxRetries: limits.maxRetriesPerTool, baseMs: limits.toolRetryBaseMs ?? 250 };
+    const done: ToolRecord[] = [];
+    const errorsByTool = new Map<string, number>();
+    let lastBatch = "";
+    let repeats = 0;
+    let emptyNudged = false;
+    let narration = "";
+
+    await append({ role: "user", content: userContent(input, ctx.shared) }, ctx);
+    const fault = (query: string): Promise<MemoryPage> =>
+      deps.memory.fault({
+        user: input.speaker.userKey,
+        conversation: ctx.conversation,
+        query,
+        activeGoal: activeGoal(summary, working),
+        live: working,
+      });
+    let page = await fault(input.text);
+
+    const window = () => {
+      const tools = deps.tools.schemas();
+      const body = buildSystemBody({ page, activeGoal: activeGoal(summary, working), summary });
+      const pct = budgetPct({ system: body, messages: working, tools, contextWindow: limits.contextWindow });
+      return { tools, body, pct };
+    };
+    const stop = async (reason: StopReason): Promise<TurnResult> => {
+      const text = honestPartial(reason, done, activeGoal(summary, working));
+      await append({ role: "assistant", content: text }, ctx);
+      await ctx.reporter.say(text);
+      return { status: "partial", text, ...progress };
+    };
+
+    for (;;) {
+      if (ctx.signal.aborted) throw new CancelledError("cancelled");
+      if (progress.steps >= limits.stepBudget)
+        return stop({ kind: "step_budget", budget: limits.stepBudget });
+      if (progress.steps > 0 && progress.steps % limits.refaultEvery === 0)
+        page = await fault(`${input.text}\n${narration}`);
+
+      let w = window();
+      if (w.pct >= limits.hardPct) {
+        await compact("hard", ctx, { ...tags, purpose: "compaction" });
+        w = window();
+      }
+      progress.steps++;
+      const res = await deps.llm.complete({
+        role: "main",
+        system: withBudgetStat(w.body, w.pct),
+        messages: working,
+        tools: w.tools,
+        signal: ctx.signal,
+        maxTokens: limits.maxOutputTokens,
+        tags,
+      });
+
+      if (res.toolCalls.length === 0) {
+        // Truncated text is never shown; the model is asked again, more compactly.
+        if (res.finishReason === "length") {
+          await append({ role: "user", content: LENGTH_NUDGE }, ctx);
+          continue;
+        }
+        const text = (res.content ?? "").trim();
+        if (!text) {
+          if (emptyNudged) return stop({ kind: "no_answer" });
+          emptyNudged = true;
+          await append({ role: "user", content: EMPTY_NUDGE }, ctx);
+          continue;
+        }
+        await append({ role: "assistant", content: res.content }, ctx);
+        await ctx.reporter.say(text);
+        deps.memory.writeBack({
+          user: input.speaker.userKey,
+          conversation: ctx.conversation,
+          transcript: [...working],
+        });
+        const answered: TurnResult = { status: "answered", text, ...progress };
+        if (window().pct < limits.softPct) return answered;
+        try {
+          await compact("soft", ctx, { ...tags, purpose: "compaction" });
+        } catch (e) {
+          // Cancelled while consolidating: the answer stands; the window is compacted next time.
+          if (!ctx.signal.aborted) throw e;
+        }
+        return answered;
+      }
+
+      // The same batch again and again is no progress: once it has been repeated noProgressStall
+      // times, stop without running that repeat (the model's batch is dropped, not half-recorded).
+      const key = batchKey(res.toolCalls);
+      repeats = key === lastBatch ? repeats + 1 : 0;
+      lastBatch = key;
+      if (repeats >= limits.noProgressStall) {
+        return stop({ kind: "stall", tool: res.toolCalls[0]!.function.name, repeats: repeats + 1 });
+      }
+
+      const assistant: AssistantMessage = {
+        role: "assistant",
+        content: res.content,
+        tool_calls: res.toolCalls,
+      };
+      await append(assistant, ctx);
+      if (res.content?.trim()) narration = res.content;
+
+      let outcomes: Awaited<ReturnType<typeof runToolBatch>>;
+      try {
+        outcomes = await runToolBatch(res.toolCalls, deps.tools, toolCtx, ladder);
+      } catch (e) {
+        // Every call gets a result even when cancelled, so the transcript stays a valid request.
+        for (const c of res.toolCalls) {
+          await append({ role: "tool", tool_call_id: c.id, content: CANCELLED_RESULT }, ctx);
+        }
+        throw e;
+      }
+      let exhausted: StopReason | null = null;
+      for (const { call, result } of outcomes) {
+        const msg: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content };
+        await append(msg, ctx);
+        done.push({ name: call.function.name, ok: !result.isError });
+        if (!result.isError) continue;
+        const errors = (errorsByTool.get(call.function.name) ?? 0) + 1;
+        errorsByTool.set(call.function.name, errors);
+        if (errors > limits.maxAdaptAttempts && !exhausted) {
+          exhausted = { kind: "adapt_exhausted", tool: call.function.name, errors };
+        }
+      }
+      if (exhausted) return stop(exhausted);
+
+      // Cancellation point: messages that arrived meanwhile join the transcript before the next call.
+      for (const queued of ctx.drainInbox?.() ?? []) {
+        await append({ role: "user", content: userContent(queued, ctx.shared) }, ctx);
+        progress.consumed++;
+      }
+    }
+  };
+
+  return {
+    async chat(input, ctx) {
+      if (busy) throw new AgentBusyError("a turn is already running for this conversation");
+      busy = true;
+      const progress: Progress = { steps: 0, consumed: 1 };
+      try {
+        return await run(input, ctx, progress);
+      } catch (e) {
+        if (ctx.signal.aborted || e instanceof CancelledError) {
+          return { status: "cancelled", text: "", ...progress };
+        }
+        if (!(e instanceof LlmError)) throw e;
+        log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
+        const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;
+        await ctx.reporter.say(text);
+        return { status: "failed", text, ...progress };
+      } finally {
+        busy = false;
+      }
+    },
+    state: () => ({ working: [...working], summary }),
+    compact: async (reason, ctx) => {
+      if (working.length === 0) return;
+      await compact(reason, ctx);
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { LlmClient } from "../llm/types.js";
+import type { MemoryPort } from "../memory-port.js";
+import type { ToolSurface } from "../tools/types.js";
+import type { AgentLimits } from "./types.js";
+
+/** What an agent is built from. One set per process, shared by every conversation. */
+export interface AgentDeps {
+  llm: LlmClient;
+  tools: ToolSurface;
+  memory: MemoryPort;
+  limits: AgentLimits;
+}

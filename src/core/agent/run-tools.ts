@@ -1,0 +1,78 @@
+/**
+ * One batch of tool calls: arguments parsed (malformed JSON becomes an in-band error the model
+ * sees), a Status line per call, dispatch through the ladder. Calls of a batch run concurrently;
+ * results come back in call order.
+ */
+import { z } from "zod";
+import type { ToolCall } from "../llm/types.js";
+import type { ToolCallContext, ToolResult, ToolSurface } from "../tools/types.js";
+import { renderToolCall } from "./display.js";
+import { CancelledError, dispatchWithRetry, type LadderOptions } from "./ladder.js";
+
+const argsSchema = z.record(z.string(), z.unknown());
+
+export type ParsedArgs = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
+
+/** Tool arguments as the model sent them; an empty string means no arguments. */
+export function parseToolArgs(raw: string): ParsedArgs {
+  if (raw.trim() === "") return { ok: true, args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    return { ok: false, error: `arguments are not valid JSON (${(e as Error).message})` };
+  }
+  const parsed = argsSchema.safeParse(value);
+  return parsed.success
+    ? { ok: true, args: parsed.data }
+    : { ok: false, error: "arguments must be a JSON object" };
+}
+
+/** Rejects with `CancelledError` the moment `signal` aborts, whatever `work` is doing. */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new CancelledError("cancelled"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CancelledError("cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export interface CallOutcome {
+  call: ToolCall;
+  result: ToolResult;
+}
+
+export async function runToolBatch(
+  calls: readonly ToolCall[],
+  tools: ToolSurface,
+  ctx: ToolCallContext,
+  ladder: LadderOptions,
+): Promise<CallOutcome[]> {
+  for (const c of calls) await ctx.reporter.status(renderToolCall(c.function.name));
+  const work = calls.map(async (call): Promise<CallOutcome> => {
+    const parsed = parseToolArgs(call.function.arguments);
+    if (!parsed.ok) {
+      const content = `Error: ${call.function.name} was not called: ${parsed.error}. Send the arguments as one JSON object.`;
+      return { call, result: { content, isError: true } };
+    }
+    const { attempts: _attempts, ...result } = await dispatchWithRetry(
+      tools,
+      call.function.name,
+      parsed.args,
+      ctx,
+      ladder,
+    );
+    return { call, result };
+  });
+  return raceAbort(Promise.all(work), ctx.signal);
+}

@@ -1,0 +1,79 @@
+/**
+ * The agent loop's contract. The working transcript is the only state; everything a turn shows the
+ * model (system block, budget stat) is derived from it each iteration.
+ */
+import type { ApprovalChannel } from "../approvals/types.js";
+import type { ConversationKey, Speaker } from "../keys.js";
+import type { Message } from "../llm/types.js";
+import type { Reporter } from "../reporter.js";
+
+/**
+ * Persisted per conversation, append-only. Replaying the events after the last `compaction`
+ * rebuilds exactly the transcript the model saw last.
+ */
+export type AgentEvent =
+  | { type: "message"; message: Message; at: number }
+  | {
+      type: "compaction";
+      /** The consolidated active-session summary (GOAL / DECISIONS / ARTIFACTS / ...). */
+      summary: string;
+      /** The working transcript kept after compaction (the start of the new window). */
+      kept: Message[];
+      reason: "hard" | "soft" | "manual";
+      at: number;
+    }
+  | { type: "reset"; at: number };
+
+/** The state an agent is built from: what the events replay to. */
+export interface AgentState {
+  working: Message[];
+  summary: string | null;
+}
+
+/** One inbound user message as the loop sees it. */
+export interface TurnInput {
+  text: string;
+  speaker: Speaker;
+}
+
+export interface TurnContext {
+  conversation: ConversationKey;
+  /**
+   * Channels and threads where several people may speak: user messages are prefixed with the
+   * author's display name. DMs and the console: no prefix.
+   */
+  shared: boolean;
+  reporter: Reporter;
+  approvals: ApprovalChannel;
+  signal: AbortSignal;
+  /** Messages queued while the turn runs; drained at each cancellation point, in order. */
+  drainInbox?: () => TurnInput[];
+  /** Called (and awaited) for every event before the loop moves on, so a crash loses nothing. */
+  onEvent?: (event: AgentEvent) => Promise<void>;
+}
+
+export type TurnStatus = "answered" | "partial" | "cancelled" | "failed";
+
+export interface TurnResult {
+  status: TurnStatus;
+  /** What was said to the user last (the answer, or the honest partial). */
+  text: string;
+  steps: number;
+  /** User inputs the turn consumed: the opening one plus any drained from the inbox. */
+  consumed: number;
+}
+
+/** Loop limits; defaults are the seed's numbers (see `src/config.ts`). */
+export interface AgentLimits {
+  contextWindow: number;
+  softPct: number;
+  hardPct: number;
+  stepBudget: number;
+  noProgressStall: number;
+  refaultEvery: number;
+  maxRetriesPerTool: number;
+  maxAdaptAttempts: number;
+  maxOutputTokens: number;
+  /** First backoff of the tool retry rung, doubled per retry (default 250 ms). */
+  toolRetryBaseMs?: number;
+}

@@ -1,0 +1,46 @@
+/**
+ * The approvals audit log: every request, decision, refusal, expiry and execution, appended to one
+ * list in the store (who, what, when, outcome). Append-only; never rewritten.
+ */
+import type { Store } from "../../memory/store/types.js";
+import type { UserKey } from "../keys.js";
+
+export type AuditEvent =
+  | "requested"
+  | "approved"
+  | "rejected"
+  | "expired"
+  | "cancelled"
+  | "refused_click"
+  | "refused_cap"
+  | "refused_access"
+  | "executed";
+
+export interface AuditEntry {
+  at: number;
+  event: AuditEvent;
+  /** Who acted (the requester, the clicker, the admin); null for the clock (expiry). */
+  actor: UserKey | null;
+  approvalId: string | null;
+  planId: string | null;
+  requester: UserKey;
+  /** The plan summary, so the log reads on its own. */
+  summary: string;
+  /** Outcome status, refusal reason, or other short detail. */
+  detail?: string;
+}
+
+export interface AuditLog {
+  append(entry: AuditEntry): Promise<void>;
+  /** The last `limit` entries, oldest first. */
+  recent(limit: number): Promise<AuditEntry[]>;
+}
+
+export function createAuditLog(store: Store, key = "approvals:audit"): AuditLog {
+  return {
+    append: async (entry) => {
+      await store.append(key, [entry]);
+    },
+    recent: (limit) => store.range<AuditEntry>(key, -Math.max(1, limit), -1),
+  };
+}

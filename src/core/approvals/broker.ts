@@ -1,0 +1,285 @@
+/**
+ * The approval broker: binds one plan to one requester, persists it, shows it through the
+ * conversation's ApprovalChannel, and accepts exactly one decision from the requester before expiry.
+ * The decision is consumed atomically (`Store.take` of a one-time token), so concurrent clicks,
+ * clicks on other instances and clicks after a restart are all decided once. Fails closed when the
+ * store cannot be reached.
+ */
+
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import type { Store } from "../../memory/store/types.js";
+import type { ConversationKey, Speaker, UserKey } from "../keys.js";
+import { log } from "../log.js";
+import type { AuditEvent, AuditLog } from "./audit.js";
+import { ApprovalStoreError } from "./errors.js";
+import { refusal } from "./refusals.js";
+import type {
+  ApprovalChannel,
+  ApprovalRecord,
+  ApprovalStatus,
+  DecideResult,
+  Decision,
+  Outcome,
+  Plan,
+} from "./types.js";
+
+/** Decided records stay readable this long, so late clicks get the true reason. */
+const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** The token outlives the expiry so the waiter (not the TTL) settles it as expired. */
+const TOKEN_GRACE_MS = 10 * 60 * 1000;
+
+export interface ApprovalBrokerOptions {
+  store: Store;
+  audit: AuditLog;
+  /** How long an approval stays open (NEO_APPROVAL_TTL_SECONDS × 1000). */
+  ttlMs: number;
+  /** How often a waiter reads the store for a decision taken on another instance. Default 500 ms. */
+  pollMs?: number;
+  /** Who may cancel approvals. */
+  isAdmin?: (userKey: UserKey) => boolean;
+  now?: () => number;
+}
+
+export interface ApprovalBroker {
+  /** Persist a pending approval and present it. Throws `ApprovalStoreError` (nothing offered). */
+  request(
+    plan: Plan,
+    requester: Speaker,
+    conversation: ConversationKey,
+    channel: ApprovalChannel,
+  ): Promise<ApprovalRecord>;
+  /** A button click. Only the requester, only while pending, only once. */
+  decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult>;
+  /** Resolves with the settled record: approved, rejected, expired or cancelled (also on abort). */
+  waitForDecision(approvalId: string, signal?: AbortSignal): Promise<ApprovalRecord>;
+  /** Attach the execution outcome to an approved record, audit it and re-render. */
+  complete(approvalId: string, outcome: Outcome): Promise<void>;
+  /** Admin cancel of a pending approval. */
+  cancel(approvalId: string, by: UserKey): Promise<DecideResult>;
+  /** Pending, unexpired approvals (admin view). */
+  listPending(): Promise<ApprovalRecord[]>;
+  get(approvalId: string): Promise<ApprovalRecord | undefined>;
+  readonly audit: AuditLog;
+}
+
+/** A fresh approval id: 128 random bits, URL-safe, fits any button payload. */
+export function newApprovalId(): string {
+  return `apv_${randomBytes(16).toString("base64url")}`;
+}
+
+export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroker {
+  const { store, audit, ttlMs } = opts;
+  const pollMs = opts.pollMs ?? 500;
+  const now = opts.now ?? Date.now;
+  const isAdmin = opts.isAdmin ?? (() => false);
+  const recKey = (id: string) => `approvals:rec:${id}`;
+  const tokenKey = (id: string) => `approvals:token:${id}`;
+  const refKey = (id: string) => `approvals:ref:${id}`;
+  const decided = new EventEmitter();
+  decided.setMaxListeners(0);
+  const channels = new Map<string, ApprovalChannel>();
+
+  async function load(id: string): Promise<ApprovalRecord | undefined> {
+    const rec = await store.get<ApprovalRecord>(recKey(id));
+    if (!rec) return undefined;
+    const ref = await store.get<string>(refKey(id));
+    return ref === undefined ? rec : { ...rec, messageRef: ref };
+  }
+
+  function assertHealthy(what: string): void {
+    if (!store.healthy()) throw new ApprovalStoreError(what);
+  }
+
+  async function record(event: AuditEvent, rec: ApprovalRecord, actor: UserKey | null, detail?: string) {
+    await audit.append({
+      at: now(),
+      event,
+      actor,
+      approvalId: rec.id,
+      planId: rec.plan.id,
+      requester: rec.requester.userKey,
+      summary: rec.plan.summary,
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+
+  /** Consume the token and write the final status; undefined when someone else settled it first. */
+  async function settle(
+    rec: ApprovalRecord,
+    status: Exclude<ApprovalStatus, "pending">,
+    actor: UserKey | null,
+    detail?: string,
+  ): Promise<ApprovalRecord | undefined> {
+    const token = await store.take<string>(tokenKey(rec.id));
+    if (token === undefined) return undefined;
+    const next: ApprovalRecord = { ...rec, status, decidedAt: now(), ...(actor ? { decidedBy: actor } : {}) };
+    // Audit before the status write: if the store fails in between, the record stays pending with
+    // its token gone, so it can only expire; nothing runs unaudited.
+    await record(status, next, actor, detail);
+    await store.set(recKey(rec.id), next, RECORD_TTL_MS);
+    decided.emit(rec.id);
+    return next;
+  }
+
+  async function refuse(
+    rec: ApprovalRecord | undefined,
+    clicker: UserKey,
+    reason: Parameters<typeof refusal>[0],
+  ): Promise<DecideResult> {
+    if (rec) {
+      await record("refused_click", rec, clicker, reason).catch((err: unknown) => {
+        log.warn({ err, approvalId: rec.id }, "could not audit a refused click");
+      });
+    }
+    return { ok: false, reason, message: refusal(reason, rec) };
+  }
+
+  async function decideAs(
+    approvalId: string,
+    clicker: UserKey,
+    status: "approved" | "rejected" | "cancelled",
+    allowed: (rec: ApprovalRecord) => boolean,
+  ): Promise<DecideResult> {
+    try {
+      assertHealthy("deciding");
+      const rec = await load(approvalId);
+      if (!rec) {
+        assertHealthy("deciding");
+        return refuse(undefined, clicker, "unknown");
+      }
+      if (!allowed(rec)) return refuse(rec, clicker, status === "cancelled" ? "not_admin" : "not_requester");
+      if (rec.status === "expired") return refuse(rec, clicker, "expired");
+      if (rec.status !== "pending") return refuse(rec, clicker, "already_decided");
+      if (now() >= rec.expiresAt) {
+        await settle(rec, "expired", null, "expired before the click");
+        return refuse(rec, clicker, "expired");
+      }
+      const next = await settle(rec, status, clicker);
+      if (!next) {
+        assertHealthy("deciding");
+        return refuse(rec, clicker, "already_decided");
+      }
+      return { ok: true, record: next };
+    } catch (err) {
+      log.error({ err, approvalId }, "approval decision failed: store unavailable");
+      return { ok: false, reason: "store_unavailable", message: refusal("store_unavailable", undefined) };
+    }
+  }
+
+  async function finish(rec: ApprovalRecord): Promise<ApprovalRecord> {
+    const channel = channels.get(rec.id);
+    if (rec.status !== "approved") channels.delete(rec.id);
+    await channel?.update(rec).catch((err: unknown) => log.warn({ err }, "approval channel update failed"));
+    return rec;
+  }
+
+  function wake(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        decided.off(id, done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      decided.once(id, done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  async function waitForDecision(approvalId: string, signal?: AbortSignal): Promise<ApprovalRecord> {
+    let last: ApprovalRecord | undefined;
+    for (;;) {
+      const rec = await load(approvalId).catch((err: unknown) => {
+        log.warn({ err, approvalId }, "approval poll failed; retrying until expiry");
+        return last;
+      });
+      if (!rec) throw new ApprovalStoreError(`approval ${approvalId} vanished while waiting`);
+      last = rec;
+      if (rec.status !== "pending") return finish(rec);
+      if (signal?.aborted) {
+        const settled = await settle(rec, "cancelled", rec.requester.userKey, "turn cancelled").catch(
+          () => undefined,
+        );
+        if (settled) return finish(settled);
+      } else if (now() >= rec.expiresAt) {
+        const settled = await settle(rec, "expired", null).catch(() => undefined);
+        if (settled) return finish(settled);
+        // Someone settled it a moment before us, or the store is down: give the winner a few polls
+        // to write its status, then treat it as expired (nothing executes from here).
+        if (now() >= rec.expiresAt + pollMs * 10) return finish({ ...rec, status: "expired" });
+      }
+      await wake(approvalId, Math.min(pollMs, Math.max(1, rec.expiresAt - now())), signal);
+    }
+  }
+
+  return {
+    audit,
+    get: load,
+    waitForDecision,
+    request: async (plan, requester, conversation, channel) => {
+      assertHealthy("offering an approval");
+      const createdAt = now();
+      const rec: ApprovalRecord = {
+        id: newApprovalId(),
+        plan,
+        requester,
+        conversation,
+        status: "pending",
+        createdAt,
+        expiresAt: createdAt + ttlMs,
+      };
+      try {
+        await store.set(recKey(rec.id), rec, RECORD_TTL_MS);
+        await store.set(tokenKey(rec.id), rec.id, ttlMs + TOKEN_GRACE_MS);
+        // keyv-style stores can drop writes silently while the server is away: read back to be sure.
+        if ((await store.get<string>(tokenKey(rec.id))) !== rec.id) throw new Error("write not readable");
+        await record("requested", rec, requester.userKey);
+      } catch (err) {
+        await store.take(tokenKey(rec.id)).catch(() => undefined);
+        throw new ApprovalStoreError("offering an approval", { cause: err });
+      }
+      channels.set(rec.id, channel);
+      let ref: string | undefined;
+      try {
+        ref = await channel.present(rec);
+      } catch (err) {
+        channels.delete(rec.id);
+        await settle(rec, "cancelled", null, "could not be shown").catch(() => undefined);
+        throw err;
+      }
+      if (ref !== undefined) await store.set(refKey(rec.id), ref, RECORD_TTL_MS);
+      return ref === undefined ? rec : { ...rec, messageRef: ref };
+    },
+    decide: (approvalId, clicker, decision) =>
+      decideAs(
+        approvalId,
+        clicker,
+        decision === "approve" ? "approved" : "rejected",
+        (rec) => rec.requester.userKey === clicker,
+      ),
+    cancel: (approvalId, by) => decideAs(approvalId, by, "cancelled", () => isAdmin(by)),
+    complete: async (approvalId, outcome) => {
+      const rec = await load(approvalId);
+      if (!rec) return;
+      const next: ApprovalRecord = { ...rec, outcome };
+      const { messageRef: _ref, ...stored } = next;
+      await store.set(recKey(approvalId), stored, RECORD_TTL_MS);
+      await record("executed", next, null, `${outcome.status}; tx ${outcome.txIds.join(", ") || "none"}`);
+      const channel = channels.get(approvalId);
+      channels.delete(approvalId);
+      await channel
+        ?.update(next)
+        .catch((err: unknown) => log.warn({ err }, "approval channel update failed"));
+    },
+    listPending: async () => {
+      const ids = (await store.keys("approvals:rec:")).map((k) => k.slice("approvals:rec:".length));
+      const recs = await Promise.all(ids.map((id) => load(id)));
+      const t = now();
+      return recs
+        .filter((r): r is ApprovalRecord => r !== undefined && r.status === "pending" && r.expiresAt > t)
+        .sort((a, b) => a.createdAt - b.createdAt);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * `core_execute(intent)`: plan, check access and caps, ask the requester, wait for their click, and
+ * only on Approve execute. Returns to the model once settled: the outcome verbatim with its
+ * transaction ids, or a plain "rejected by the user" / "expired" / refusal. Nothing the model or a
+ * tool result says can approve: only `ApprovalBroker.decide` from the requester's click.
+ */
+import type { AccessPolicy } from "../access/policy.js";
+import { log } from "../log.js";
+import type { ToolCallContext, ToolResult } from "../tools/types.js";
+import type { ApprovalBroker } from "./broker.js";
+import type { SpendCaps } from "./caps.js";
+import { ApprovalStoreError } from "./errors.js";
+import { renderOutcome } from "./render.js";
+import type { ApprovalRecord, Executor, Outcome, Plan } from "./types.js";
+
+export type CoreExecute = (intent: string, ctx: ToolCallContext) => Promise<ToolResult>;
+
+export interface CoreExecuteOptions {
+  executor: Executor;
+  broker: ApprovalBroker;
+  caps: SpendCaps;
+  access: Pick<AccessPolicy, "isAllowed">;
+}
+
+const NOTHING = "Nothing was executed.";
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+function settledText(rec: ApprovalRecord): string {
+  switch (rec.status) {
+    case "rejected":
+      return `The plan was rejected by the user. ${NOTHING}`;
+    case "expired":
+      return `The approval expired without a decision. ${NOTHING}`;
+    case "cancelled":
+      return `The approval was cancelled before a decision. ${NOTHING}`;
+    default:
+      return `The approval ended as ${rec.status}. ${NOTHING}`;
+  }
+}
+
+export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
+  const { executor, broker, caps, access } = opts;
+
+  return async (intent, ctx) => {
+    const who = ctx.speaker;
+    try {
+      if (!(await access.isAllowed(who.userKey))) {
+        return fail(`core_execute refused: ${who.displayName} is not allowed to use Neo. ${NOTHING}`);
+      }
+    } catch (err) {
+      log.error({ err }, "access check failed; refusing core_execute");
+      return fail(`core_execute refused: the access list cannot be read right now. ${NOTHING}`);
+    }
+
+    await ctx.reporter.status("Planning the execution…");
+    let plan: Plan;
+    try {
+      plan = await executor.plan(intent, who, ctx);
+    } catch (err) {
+      return fail(`Could not plan this: ${err instanceof Error ? err.message : String(err)}. ${NOTHING}`);
+    }
+
+    const discard = () =>
+      executor.discard(plan.id).catch((err: unknown) => log.warn({ err, planId: plan.id }, "discard failed"));
+    let record: ApprovalRecord;
+    try {
+      const cap = await caps.check(who.userKey, plan);
+      if (!cap.ok) {
+        await broker.audit
+          .append({
+            at: Date.now(),
+            event: "refused_cap",
+            actor: who.userKey,
+            approvalId: null,
+            planId: plan.id,
+            requester: who.userKey,
+            summary: plan.summary,
+            detail: cap.reason,
+          })
+          .catch((err: unknown) => log.warn({ err }, "could not audit a cap refusal"));
+        await discard();
+        return fail(`Refused before approval: ${cap.reason}. ${NOTHING}`);
+      }
+      record = await broker.request(plan, who, ctx.conversation, ctx.approvals);
+    } catch (err) {
+      await discard();
+      const why =
+        err instanceof ApprovalStoreError ? err.message : `could not ask for approval: ${String(err)}`;
+      return fail(`${why}. ${NOTHING}`);
+    }
+
+    await ctx.reporter.status(`Waiting for ${who.displayName} to approve: ${plan.summary}`);
+    let settled: ApprovalRecord;
+    try {
+      settled = await broker.waitForDecision(record.id, ctx.signal);
+    } catch (err) {
+      await discard();
+      return fail(`${err instanceof Error ? err.message : String(err)}. ${NOTHING}`);
+    }
+    if (settled.status !== "approved") {
+      await discard();
+      return { content: settledText(settled), isError: false };
+    }
+
+    // Caps again at the last moment: another plan may have executed while this one waited.
+    const recheck = await caps
+      .check(who.userKey, plan)
+      .catch(() => ({ ok: false as const, reason: "caps unreadable" }));
+    if (!recheck.ok) {
+      await discard();
+      return fail(`Approved, but refused at execution: ${recheck.reason}. ${NOTHING}`);
+    }
+    await ctx.reporter.status(`Executing: ${plan.summary}`);
+    let outcome: Outcome;
+    try {
+      outcome = await executor.execute(plan.id, ctx);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const nothing: Outcome = { status: "failure", results: [], notRun: plan.actions, txIds: [] };
+      await broker
+        .complete(record.id, nothing)
+        .catch((e: unknown) => log.error({ err: e }, "could not record outcome"));
+      return fail(`Approved, but execution could not start: ${why}`);
+    }
+    // Count what actually ran: actions are run in order, so the successes are a prefix.
+    const ran = outcome.results.filter((r) => !r.isError).length;
+    await caps
+      .record(who.userKey, { ...plan, actions: plan.actions.slice(0, ran) })
+      .catch((err: unknown) => log.error({ err }, "could not count spend"));
+    await broker
+      .complete(record.id, outcome)
+      .catch((err: unknown) => log.error({ err }, "could not record outcome"));
+    return { content: renderOutcome(outcome), isError: outcome.status !== "success" };
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Plans persisted in the store so a restart keeps them, plus a once-only execution claim so a plan
+ * runs at most once whatever happens above it.
+ */
+import { randomBytes } from "node:crypto";
+import type { Store } from "../../memory/store/types.js";
+import type { Plan } from "./types.js";
+
+/** Plans outlive any approval (default TTL 10 min) comfortably, then go away on their own. */
+const PLAN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface PlanStore {
+  save(plan: Plan): Promise<void>;
+  load(planId: string): Promise<Plan | undefined>;
+  /** True for exactly one caller per plan id, ever (within the TTL). */
+  claimExecution(planId: string): Promise<boolean>;
+  discard(planId: string): Promise<void>;
+}
+
+/** A fresh, unguessable plan id. */
+export function newPlanId(): string {
+  return `plan_${randomBytes(12).toString("base64url")}`;
+}
+
+export function createPlanStore(store: Store, namespace = "approvals:plan:"): PlanStore {
+  return {
+    save: (plan) => store.set(`${namespace}${plan.id}`, plan, PLAN_TTL_MS),
+    load: (planId) => store.get<Plan>(`${namespace}${planId}`),
+    claimExecution: (planId) => store.setIfAbsent(`${namespace}${planId}:executed`, Date.now(), PLAN_TTL_MS),
+    discard: async (planId) => {
+      await store.delete(`${namespace}${planId}`);
+    },
+  };
+}

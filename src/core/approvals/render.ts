@@ -1,0 +1,45 @@
+/** Plain-text renderings of plans and outcomes, shared by core_execute and the adapters. */
+import { describeSpend } from "./spend.js";
+import type { ApprovalRecord, Outcome, Plan } from "./types.js";
+
+/** The plan as the model and the requester read it. */
+export function renderPlan(plan: Plan): string {
+  const lines = plan.actions.map((a, i) => {
+    const spend = a.spend ? ` (spends ${describeSpend(a.spend)})` : "";
+    return `${i + 1}. ${a.tool} ${JSON.stringify(a.arguments)}${spend}`;
+  });
+  return [`Plan: ${plan.summary}`, ...lines].join("\n");
+}
+
+/** The outcome for the model: status, tx ids, then every result verbatim, and what did not run. */
+export function renderOutcome(outcome: Outcome): string {
+  const lines = [
+    `Approved by the user and executed. Status: ${outcome.status}.`,
+    `Transaction ids: ${outcome.txIds.length > 0 ? outcome.txIds.join(", ") : "none reported"}`,
+    ...outcome.results.map((r, i) => `[${i + 1}] ${r.tool}${r.isError ? " (FAILED)" : ""}: ${r.content}`),
+  ];
+  if (outcome.notRun.length > 0) {
+    lines.push(`Not run (an earlier action failed): ${outcome.notRun.map((a) => a.tool).join(", ")}`);
+  }
+  return lines.join("\n");
+}
+
+/** One line for an approval's state after a decision (for re-rendering an approval message). */
+export function renderStatus(rec: ApprovalRecord): string {
+  const who = rec.decidedBy ?? "nobody";
+  switch (rec.status) {
+    case "pending":
+      return `Waiting for ${rec.requester.displayName} to approve.`;
+    case "approved":
+      return rec.outcome
+        ? `Approved by ${who}; executed: ${rec.outcome.status}` +
+            (rec.outcome.txIds.length > 0 ? ` (tx ${rec.outcome.txIds.join(", ")})` : "")
+        : `Approved by ${who}; executing.`;
+    case "rejected":
+      return `Rejected by ${who}; nothing was executed.`;
+    case "expired":
+      return "Expired without a decision; nothing was executed.";
+    case "cancelled":
+      return `Cancelled${rec.decidedBy ? ` by ${rec.decidedBy}` : ""}; nothing was executed.`;
+  }
+}

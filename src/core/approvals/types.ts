@@ -1,0 +1,110 @@
+/**
+ * Spend approvals: an executor turns an intent into an exact plan; the requester approves or rejects
+ * it with a button; only then does it run. Platform-free; adapters render `ApprovalChannel`.
+ */
+import type { ConversationKey, Speaker, UserKey } from "../keys.js";
+import type { ToolSchema } from "../llm/types.js";
+import type { ToolCallContext, ToolResult } from "../tools/types.js";
+
+/** What one action would spend. Amounts stay decimal strings: never floats for money. */
+export interface Spend {
+  amount: string;
+  asset: string;
+  recipient: string | null;
+}
+
+export interface PlannedAction {
+  /** The advertised tool name (`alias__name`) the executor will dispatch. */
+  tool: string;
+  arguments: Record<string, unknown>;
+  spend: Spend | null;
+}
+
+export interface Plan {
+  /** Stable id; the executor can execute exactly this plan by id. */
+  id: string;
+  intent: string;
+  /** One line a person can read before pressing Approve. */
+  summary: string;
+  actions: PlannedAction[];
+  requester: UserKey;
+  createdAt: number;
+}
+
+export interface ActionResult {
+  tool: string;
+  /** The tool's result, verbatim. */
+  content: string;
+  isError: boolean;
+}
+
+export interface Outcome {
+  status: "success" | "failure" | "partial";
+  results: ActionResult[];
+  /** Actions that never ran because an earlier one failed. */
+  notRun: PlannedAction[];
+  /** Transaction ids found in the results, verbatim. */
+  txIds: string[];
+}
+
+/** Turns intents into plans and runs approved plans. Embedded (MCP) or remote (HTTP). */
+export interface Executor {
+  readonly kind: "embedded" | "remote";
+  plan(intent: string, requester: Speaker, ctx: ToolCallContext): Promise<Plan>;
+  execute(planId: string, ctx: ToolCallContext): Promise<Outcome>;
+  /** Tell the executor the plan will never run (rejected, expired, cancelled). */
+  discard(planId: string): Promise<void>;
+}
+
+export type Decision = "approve" | "reject";
+
+export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "cancelled";
+
+export interface ApprovalRecord {
+  /** Random, unguessable; the only thing a button carries. */
+  id: string;
+  plan: Plan;
+  requester: Speaker;
+  conversation: ConversationKey;
+  status: ApprovalStatus;
+  createdAt: number;
+  expiresAt: number;
+  decidedBy?: UserKey;
+  decidedAt?: number;
+  outcome?: Outcome;
+  /** Platform reference of the message showing the buttons (set by `ApprovalChannel.present`). */
+  messageRef?: string;
+}
+
+/** Why a click changed nothing; shown to the clicker (ephemerally where the platform allows). */
+export type DecisionRefusal =
+  | "not_requester"
+  | "already_decided"
+  | "expired"
+  | "unknown"
+  | "store_unavailable"
+  /** `cancel` called by someone who is not an admin. */
+  | "not_admin";
+
+export type DecideResult =
+  | { ok: true; record: ApprovalRecord }
+  | { ok: false; reason: DecisionRefusal; message: string };
+
+/** Where approval prompts are shown. Implemented by each adapter for a conversation. */
+export interface ApprovalChannel {
+  /** Show the plan with Approve/Reject buttons; returns a reference to that message. */
+  present(record: ApprovalRecord): Promise<string | undefined>;
+  /** Re-render after a decision, expiry, cancellation or outcome (buttons gone once decided). */
+  update(record: ApprovalRecord): Promise<void>;
+}
+
+/**
+ * The privileged side of the tool surface the embedded executor plans and executes with: the
+ * Escalate-class tools that are never advertised to the loop. Only executors hold this.
+ */
+export interface EscalateTools {
+  /** Escalate-class tools, as `alias__name` schemas with their real JSON schemas. */
+  escalateSchemas(): ToolSchema[];
+  /** Dispatch one Escalate-class tool (the privileged path). Same result semantics as `dispatch`. */
+  dispatchPrivileged(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
+}

@@ -1,0 +1,63 @@
+/**
+ * The context budget (seed: budgetPct): system + messages (+4 tokens per message, tool calls
+ * included) + tool schemas, as a percentage of the context window. Per-message and per-schema
+ * estimates are cached on the (immutable) objects, so a step re-estimates only what is new.
+ */
+import type { Message, ToolSchema } from "../llm/types.js";
+import { estimateTokens } from "./estimate.js";
+
+/** Framing tokens each message costs beyond its content. */
+export const PER_MESSAGE_OVERHEAD = 4;
+
+const messageCache = new WeakMap<Message, number>();
+const schemaCache = new WeakMap<ToolSchema, number>();
+
+/** Content + tool calls of one message, plus its framing. */
+export function messageTokens(m: Message): number {
+  const cached = messageCache.get(m);
+  if (cached !== undefined) return cached;
+  let n = PER_MESSAGE_OVERHEAD + estimateTokens(m.content ?? "");
+  if (m.role === "assistant") {
+    for (const c of m.tool_calls ?? [])
+      n += estimateTokens(c.function.name) + estimateTokens(c.function.arguments) + 3;
+  }
+  messageCache.set(m, n);
+  return n;
+}
+
+export function messagesTokens(messages: readonly Message[]): number {
+  let n = 0;
+  for (const m of messages) n += messageTokens(m);
+  return n;
+}
+
+/** The JSON-serialised schema size: a fixed overhead paid on every request. */
+export function schemaTokens(schemas: readonly ToolSchema[]): number {
+  let n = 0;
+  for (const s of schemas) {
+    let t = schemaCache.get(s);
+    if (t === undefined) {
+      t = estimateTokens(JSON.stringify(s));
+      schemaCache.set(s, t);
+    }
+    n += t;
+  }
+  return n;
+}
+
+export interface BudgetInput {
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+  contextWindow: number;
+}
+
+/** Estimated tokens of one request. */
+export function requestTokens(b: Omit<BudgetInput, "contextWindow">): number {
+  return estimateTokens(b.system) + PER_MESSAGE_OVERHEAD + messagesTokens(b.messages) + schemaTokens(b.tools);
+}
+
+/** Whole percent of the window the request uses (floor, as the seed's integer math). */
+export function budgetPct(b: BudgetInput): number {
+  return Math.floor((requestTokens(b) * 100) / b.contextWindow);
+}

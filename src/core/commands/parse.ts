@@ -1,0 +1,82 @@
+/** `/neo` text → a typed {@link Command}. Pure; arguments validated with zod. */
+import { z } from "zod";
+import { ADMIN_COMMANDS, type Command, type CommandName, USER_COMMANDS } from "./types.js";
+
+export const USAGE: Record<CommandName, string> = {
+  help: "/neo help",
+  ask: "/neo ask <question>",
+  memory: "/neo memory",
+  forget: "/neo forget",
+  reset: "/neo reset [thread link]",
+  status: "/neo status",
+  tools: "/neo tools",
+  approvals: "/neo approvals [list | cancel <approval id>]",
+  allow: "/neo allow <user>",
+  deny: "/neo deny <user>",
+  limit: "/neo limit <user> <amount> [asset]",
+  compact: "/neo compact [thread link]",
+  reload: "/neo reload",
+};
+
+const NAMES = new Set<string>([...USER_COMMANDS, ...ADMIN_COMMANDS]);
+const word = z.string().min(1);
+const amount = z.string().regex(/^\d+(\.\d+)?$/, "amount must be a plain decimal number like 25 or 0.5");
+const asset = z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, "asset must be a short symbol like USDC");
+
+function invalid(command: CommandName, message: string): Command {
+  return { name: "invalid", command, message, usage: USAGE[command] };
+}
+
+export function parseCommand(input: string): Command {
+  const text = input.trim();
+  const [head = "", ...rest] = text.split(/\s+/);
+  const name = head.toLowerCase();
+  if (name === "") return { name: "help" };
+  if (!NAMES.has(name)) return { name: "unknown", given: head };
+  const cmd = name as CommandName;
+  const args = rest.filter(Boolean);
+  const restText = text.slice(head.length).trim();
+  switch (cmd) {
+    case "help":
+    case "memory":
+    case "forget":
+    case "status":
+    case "tools":
+    case "reload":
+      return args.length ? invalid(cmd, `${cmd} takes no arguments`) : { name: cmd };
+    case "ask":
+      return restText
+        ? { name: "ask", text: restText }
+        : invalid(cmd, "what should I answer? Add your question");
+    case "reset":
+    case "compact":
+      if (args.length > 1) return invalid(cmd, `${cmd} takes at most one thread link`);
+      return args[0] ? { name: cmd, target: args[0] } : { name: cmd };
+    case "approvals": {
+      const [action = "list", id] = args;
+      if (action === "list" && args.length <= 1) return { name: "approvals", action: "list" };
+      if (action === "cancel" && id && args.length === 2) return { name: "approvals", action: "cancel", id };
+      return invalid(
+        cmd,
+        action === "cancel" ? "cancel needs exactly one approval id" : `unknown approvals action "${action}"`,
+      );
+    }
+    case "allow":
+    case "deny": {
+      const user = word.safeParse(args[0]);
+      if (!user.success || args.length !== 1) return invalid(cmd, `${cmd} needs exactly one user`);
+      return { name: cmd, user: user.data };
+    }
+    case "limit": {
+      if (args.length < 2 || args.length > 3) return invalid(cmd, "limit needs a user and an amount");
+      const a = amount.safeParse(args[1]);
+      if (!a.success) return invalid(cmd, a.error.issues[0]!.message);
+      if (args[2] !== undefined) {
+        const s = asset.safeParse(args[2]);
+        if (!s.success) return invalid(cmd, s.error.issues[0]!.message);
+        return { name: "limit", user: args[0]!, amount: a.data, asset: s.data.toUpperCase() };
+      }
+      return { name: "limit", user: args[0]!, amount: a.data };
+    }
+  }
+}

@@ -1,0 +1,187 @@
+/** Run a parsed {@link Command} against {@link CommandDeps}. Every reply is for the caller only. */
+import type { ApprovalRecord } from "../approvals/types.js";
+import { log } from "../log.js";
+import { USAGE } from "./parse.js";
+import {
+  ADMIN_COMMANDS,
+  type Command,
+  type CommandContext,
+  type CommandDeps,
+  type CommandName,
+  type CommandReply,
+  type ConfirmRequest,
+} from "./types.js";
+
+const reply = (text: string, confirm?: ConfirmRequest): CommandReply =>
+  confirm ? { kind: "reply", text, ephemeral: true, confirm } : { kind: "reply", text, ephemeral: true };
+
+export function helpText(isAdmin: boolean): string {
+  const line = (n: CommandName, what: string) => `• \`${USAGE[n]}\` — ${what}`;
+  const user = [
+    line("help", "this list"),
+    line("ask", "ask Neo something; the answer is posted here"),
+    line("memory", "what Neo remembers about you (only you see it)"),
+    line("forget", "wipe what Neo remembers about you (asks to confirm)"),
+    line("reset", "start a thread over"),
+  ];
+  const admin = [
+    line("status", "models, store, MCP servers, threads, queue, pending approvals"),
+    line("tools", "tools Neo may call freely (Natural) and those that need approval (Escalate)"),
+    line("approvals", "list or cancel pending spend approvals"),
+    line("allow", "let a user talk to Neo again"),
+    line("deny", "stop a user from using Neo"),
+    line("limit", "set a user's spend cap"),
+    line("compact", "compact a thread's transcript now"),
+    line("reload", "restart the MCP servers"),
+  ];
+  return [
+    "*Neo commands*",
+    ...user,
+    ...(isAdmin ? ["", "*Admin*", ...admin] : ["", `Admins also have: ${ADMIN_COMMANDS.join(", ")}.`]),
+  ].join("\n");
+}
+
+function approvalLine(r: ApprovalRecord): string {
+  const spend = r.plan.actions
+    .flatMap((a) =>
+      a.spend
+        ? [`${a.spend.amount} ${a.spend.asset}${a.spend.recipient ? ` → ${a.spend.recipient}` : ""}`]
+        : [],
+    )
+    .join(", ");
+  const mins = Math.max(0, Math.round((r.expiresAt - Date.now()) / 60_000));
+  return `• \`${r.id}\` ${r.requester.displayName}: ${r.plan.summary}${spend ? ` (${spend})` : ""}, expires in ${mins} min`;
+}
+
+const isAdminCommand = (n: string): boolean => (ADMIN_COMMANDS as readonly string[]).includes(n);
+
+export async function runCommand(
+  cmd: Command,
+  ctx: CommandContext,
+  deps: CommandDeps,
+): Promise<CommandReply> {
+  if (cmd.name === "unknown") return reply(`I don't know \`${cmd.given}\`.\n\n${helpText(ctx.isAdmin)}`);
+  if (cmd.name === "invalid") return reply(`That didn't work: ${cmd.message}.\nUsage: \`${cmd.usage}\``);
+  if (isAdminCommand(cmd.name) && !ctx.isAdmin) {
+    return reply(`\`/neo ${cmd.name}\` is for Neo admins only, and you are not one. Ask a workspace admin.`);
+  }
+  try {
+    return await runAllowed(cmd, ctx, deps);
+  } catch (err) {
+    log.warn({ err, command: cmd.name, caller: ctx.caller }, "command failed");
+    return reply(`\`/neo ${cmd.name}\` failed: ${(err as Error).message}`);
+  }
+}
+
+async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps): Promise<CommandReply> {
+  switch (cmd.name) {
+    case "help":
+      return reply(helpText(ctx.isAdmin));
+    case "ask":
+      return { kind: "ask", text: cmd.text };
+    case "memory": {
+      const text = await deps.memory.describe(ctx.caller);
+      return reply(
+        text.trim() ? `*What I remember about you*\n${text}` : "I don't remember anything about you yet.",
+      );
+    }
+    case "forget":
+      return reply("This wipes everything I remember about you, for good. Sure?", {
+        action: "forget",
+        label: "Forget everything",
+      });
+    case "reset":
+    case "compact": {
+      const conv = ctx.resolveConversation(cmd.target);
+      if (!conv)
+        return reply(`Which thread? Run \`${USAGE[cmd.name]}\` with a link to the thread's first message.`);
+      if (cmd.name === "reset") {
+        await deps.conversations.reset(conv);
+        return reply("Done: that thread starts over with your next message.");
+      }
+      await deps.conversations.compact(conv);
+      return reply("Done: that thread's transcript is compacted.");
+    }
+    case "status": {
+      const m = deps.system.models();
+      const s = deps.system.store();
+      const st = deps.conversations.stats();
+      const servers = deps.tools.servers();
+      const pending = await deps.approvals.pending();
+      const lines = [
+        "*Neo status*",
+        `• Models: main \`${m.main}\`, cheap \`${m.cheap}\``,
+        `• Store: ${s.kind}, ${s.healthy ? "healthy" : "UNREACHABLE"}`,
+        `• Threads: ${st.active} active, ${st.running} running, ${st.queued} queued messages, ${st.waitingForSlot} waiting for a slot`,
+        `• Pending approvals: ${pending.length}`,
+        `• MCP servers (${servers.length}):`,
+        ...servers.map(
+          (v) =>
+            `    • \`${v.name}\` ${v.ok ? `up, ${v.tools} tools` : "DOWN"}${v.warning ? ` — ${v.warning}` : ""}`,
+        ),
+        ...(deps.system.usage ? [`• Usage: ${deps.system.usage()}`] : []),
+      ];
+      return reply(lines.join("\n"));
+    }
+    case "tools": {
+      const t = deps.tools.list();
+      const fmt = (xs: string[]) => (xs.length ? xs.map((x) => `\`${x}\``).join(", ") : "none");
+      return reply(
+        `*Natural* (${t.natural.length}): ${fmt(t.natural)}\n*Escalate* (${t.escalate.length}, approval only): ${fmt(t.escalate)}`,
+      );
+    }
+    case "approvals": {
+      if (cmd.action === "list") {
+        const pending = await deps.approvals.pending();
+        return reply(
+          pending.length
+            ? `*Pending approvals*\n${pending.map(approvalLine).join("\n")}`
+            : "No approvals are pending.",
+        );
+      }
+      const res = await deps.approvals.cancel(cmd.id, ctx.caller);
+      return reply(
+        res.ok ? `Cancelled approval \`${cmd.id}\`; nothing will run.` : `Not cancelled: ${res.message}`,
+      );
+    }
+    case "allow":
+    case "deny": {
+      const user = ctx.resolveUser(cmd.user);
+      if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
+      if (cmd.name === "allow") {
+        await deps.access.allow(user, ctx.caller);
+        return reply(`${cmd.user} may use Neo.`);
+      }
+      await deps.access.deny(user, ctx.caller);
+      return reply(`${cmd.user} may no longer use Neo.`);
+    }
+    case "limit": {
+      const user = ctx.resolveUser(cmd.user);
+      if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
+      await deps.caps.setLimit(user, cmd.amount, cmd.asset, ctx.caller);
+      return reply(`${cmd.user}'s spend cap is now ${cmd.amount}${cmd.asset ? ` ${cmd.asset}` : ""}.`);
+    }
+    case "unknown":
+    case "invalid":
+      return reply(helpText(ctx.isAdmin));
+    case "reload": {
+      const warnings = await deps.tools.reload();
+      return reply(
+        warnings.length
+          ? `Reloaded, with warnings:\n${warnings.map((w) => `• ${w}`).join("\n")}`
+          : "Reloaded the MCP servers.",
+      );
+    }
+  }
+}
+
+/** Run the action behind a confirm button the caller pressed. */
+export async function runConfirmed(
+  action: string,
+  ctx: CommandContext,
+  deps: CommandDeps,
+): Promise<CommandReply> {
+  if (action !== "forget") return reply("That button no longer does anything.");
+  const n = await deps.memory.forget(ctx.caller);
+  return reply(n > 0 ? `Forgotten: ${n} record(s) about you are gone.` : "There was nothing to forget.");
+}

@@ -1,0 +1,130 @@
+/**
+ * The platform-free `/neo` command layer, shared by the Slack and Discord adapters.
+ *
+ * Flow: the adapter hands the text after `/neo` to {@link parseCommand} → a typed {@link Command}
+ * (or an `invalid` one that says why) → {@link runCommand} with a {@link CommandContext} (who is
+ * calling, are they an admin, how to resolve user and thread references on this platform) and the
+ * {@link CommandDeps} (the services the commands act on) → a {@link CommandReply} the adapter renders:
+ * - `reply`: Markdown text, always shown only to the caller (ephemeral), optionally with a confirm
+ *   button; when pressed, the adapter calls {@link runConfirmed} with the button's `action`;
+ * - `ask`: the adapter runs a turn with `text` (the answer posted, the status shown ephemerally).
+ *
+ * Unknown subcommands get the help text; admin subcommands run by a non-admin get a refusal saying
+ * why. Nothing here talks to a platform.
+ */
+import type { AccessPolicy } from "../access/policy.js";
+import type { ApprovalRecord, DecideResult } from "../approvals/types.js";
+import type { ConversationStats } from "../conversations/types.js";
+import type { ConversationKey, UserKey } from "../keys.js";
+
+/** Subcommands everyone may run. */
+export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset"] as const;
+/** Subcommands only admins may run. */
+export const ADMIN_COMMANDS = [
+  "status",
+  "tools",
+  "approvals",
+  "allow",
+  "deny",
+  "limit",
+  "compact",
+  "reload",
+] as const;
+
+export type CommandName = (typeof USER_COMMANDS)[number] | (typeof ADMIN_COMMANDS)[number];
+
+/** A parsed `/neo` invocation. `target` is a platform thread reference (a link), resolved by the context. */
+export type Command =
+  | { name: "help" }
+  | { name: "ask"; text: string }
+  | { name: "memory" }
+  | { name: "forget" }
+  | { name: "reset"; target?: string }
+  | { name: "status" }
+  | { name: "tools" }
+  | { name: "approvals"; action: "list" }
+  | { name: "approvals"; action: "cancel"; id: string }
+  | { name: "allow"; user: string }
+  | { name: "deny"; user: string }
+  | { name: "limit"; user: string; amount: string; asset?: string }
+  | { name: "compact"; target?: string }
+  | { name: "reload" }
+  /** Known subcommand, bad arguments: `message` says what was wrong, `usage` how to call it. */
+  | { name: "invalid"; command: CommandName; message: string; usage: string }
+  /** Not a subcommand: answered with the help text. */
+  | { name: "unknown"; given: string };
+
+/** Who is calling and how this platform resolves references. Built by the adapter per invocation. */
+export interface CommandContext {
+  caller: UserKey;
+  /** Configured admin ids or the platform's own admin notion (Slack admin/owner, Discord Manage Server). */
+  isAdmin: boolean;
+  /** A user argument (`<@U123>`, `@name`, an id) → that user's key, or undefined if it names nobody. */
+  resolveUser(raw: string): UserKey | undefined;
+  /**
+   * The conversation a thread-scoped command (`reset`, `compact`) acts on: `target` when given (a
+   * thread link), else the thread the command was run in. Undefined when neither names one.
+   */
+  resolveConversation(target?: string): ConversationKey | undefined;
+}
+
+/** One MCP server as `/neo status` reports it. */
+export interface ServerStatus {
+  name: string;
+  ok: boolean;
+  tools: number;
+  warning?: string;
+}
+
+/** The services commands act on; `src/main.ts` adapts the real ones to this shape. */
+export interface CommandDeps {
+  conversations: {
+    reset(conversation: ConversationKey): Promise<void>;
+    compact(conversation: ConversationKey): Promise<void>;
+    stats(): ConversationStats;
+  };
+  /** The caller's cortex. */
+  memory: {
+    /** What Neo remembers about `user`, as Markdown (empty string = nothing). */
+    describe(user: UserKey): Promise<string>;
+    /** Wipe `user`'s cortex; resolves with how many records were removed. */
+    forget(user: UserKey): Promise<number>;
+  };
+  tools: {
+    /** Advertised (Natural) and gated (Escalate) tool names. */
+    list(): { natural: string[]; escalate: string[] };
+    servers(): ServerStatus[];
+    /** Restart the MCP servers; resolves with the start-up warnings. */
+    reload(): Promise<string[]>;
+  };
+  approvals: {
+    pending(): Promise<ApprovalRecord[]>;
+    cancel(approvalId: string, by: UserKey): Promise<DecideResult>;
+  };
+  access: Pick<AccessPolicy, "allow" | "deny">;
+  caps: {
+    /** Set `user`'s spend cap; `asset` undefined = the default asset of the caps policy. */
+    setLimit(user: UserKey, amount: string, asset: string | undefined, by: UserKey): Promise<void>;
+  };
+  system: {
+    models(): { main: string; cheap: string };
+    store(): { kind: string; healthy: boolean };
+    /** Optional usage summary line(s) for `status` (tokens, cost). */
+    usage?(): string;
+  };
+}
+
+/** A confirm button the adapter renders under a reply; pressing it calls `runConfirmed(action)`. */
+export interface ConfirmRequest {
+  action: "forget";
+  label: string;
+}
+
+export type CommandReply =
+  | { kind: "reply"; text: string; ephemeral: true; confirm?: ConfirmRequest }
+  | { kind: "ask"; text: string };
+
+/** The platform could not resolve or run a command for an expected reason (shown to the caller). */
+export class CommandError extends Error {
+  readonly code = "COMMAND_REFUSED";
+}

@@ -1,0 +1,79 @@
+/**
+ * One compaction: summarize the older part of the window, validate the summary against the trust
+ * contract, keep the tail. If summarizing fails, degrade to the safe tail (seed: safeTail).
+ */
+import { messagesTokens } from "../budget/budget.js";
+import type { LlmClient, Message, UsageTags } from "../llm/types.js";
+import { log } from "../log.js";
+import { transcriptText, validateSummary } from "./entropy.js";
+import { compactionMarker, compactionNumber } from "./marker.js";
+import { compactionCut, safeTailStart } from "./safe-tail.js";
+import { renderHistory, summarize } from "./summarize.js";
+
+export type CompactionReason = "hard" | "soft" | "manual";
+
+/** What each compaction announces through `Notice` (the seed's words for hard and soft). */
+export const COMPACTION_NOTICE: Record<CompactionReason, string> = {
+  hard: "I'm right at my working-memory limit — one moment while I consolidate...",
+  soft: "We've covered a lot — let me quickly consolidate where we are...",
+  manual: "Consolidating this conversation — one moment...",
+};
+
+/** Share of the context window the kept tail may use. */
+export const KEEP_TAIL_FRACTION = 0.2;
+
+export interface CompactionInput {
+  working: readonly Message[];
+  summary: string | null;
+  reason: CompactionReason;
+  contextWindow: number;
+  llm: LlmClient;
+  tags: UsageTags;
+  signal: AbortSignal;
+}
+
+export interface CompactionOutcome {
+  /** New summary, starting with its compaction marker. */
+  summary: string;
+  kept: Message[];
+  /** True when the summarizer failed and the safe tail was kept instead. */
+  degraded: boolean;
+  /** Identifiers the summarizer dropped and validation re-appended. */
+  restored: string[];
+}
+
+export async function compactWindow(input: CompactionInput): Promise<CompactionOutcome> {
+  const n = compactionNumber(input.summary) + 1;
+  const marker = compactionMarker(n, input.reason);
+  const keep = Math.floor(input.contextWindow * KEEP_TAIL_FRACTION);
+  const cut = compactionCut(input.working, keep, input.reason !== "hard");
+  const compacted = input.working.slice(0, cut);
+  try {
+    const body = await summarize(
+      input.llm,
+      renderHistory(input.summary, compacted),
+      input.tags,
+      input.signal,
+    );
+    const history = `${input.summary ?? ""}\n${transcriptText(compacted)}`;
+    const { summary, restored } = validateSummary(body, history);
+    return { summary: `${marker}\n${summary}`, kept: input.working.slice(cut), degraded: false, restored };
+  } catch (e) {
+    if (input.signal.aborted) throw e;
+    const start = safeTailStart(input.working);
+    log.warn(
+      { err: (e as Error).message, dropped: start, keptTokens: messagesTokens(input.working.slice(start)) },
+      "compaction summary failed; keeping the safe tail",
+    );
+    // The earlier summary still describes what came before it; the dropped messages are named as lost,
+    // and their identifiers are still carried verbatim (the trust contract needs no model).
+    const earlier = input.summary ? `\n${input.summary.split("\n").slice(1).join("\n")}` : "";
+    const lost =
+      start > 0 ? `Summary unavailable: ${start} earlier messages were dropped.` : "Summary unavailable.";
+    const { summary, restored } = validateSummary(
+      `${lost}${earlier}`,
+      transcriptText(input.working.slice(0, start)),
+    );
+    return { summary: `${marker}\n${summary}`, kept: input.working.slice(start), degraded: true, restored };
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * The conversations layer: journals every inbound message before anything else, runs one worker
+ * per conversation (serialised per thread by a store lease, parallel across threads up to the slot
+ * limit), evicts idle agents from memory, sweeps the store for work nobody holds, and shuts down by
+ * cutting running turns at their next cancellation point so the next start resumes them.
+ */
+import type { ConversationKey } from "../keys.js";
+import { log } from "../log.js";
+import { parseInbound } from "./inbound.js";
+import { createJournal, LOCK_PREFIX } from "./journal.js";
+import { createLeases } from "./lease.js";
+import type { LogEntry } from "./log-entry.js";
+import { resetSummary } from "./replay.js";
+import { createSlots, SlotsClosedError } from "./slots.js";
+import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
+import type {
+  ConversationIO,
+  ConversationsOptions,
+  ConversationsService,
+  InboundMessage,
+  SubmitResult,
+} from "./types.js";
+
+/** Another instance holds the conversation for longer than a control (reset, compact) may wait. */
+export class ConversationBusyError extends Error {
+  readonly code = "CONVERSATION_BUSY";
+}
+
+/** How many lease attempts a control makes (a third of a lease apart) before giving up. */
+const CONTROL_ATTEMPTS = 9;
+
+export function createConversations(options: ConversationsOptions): ConversationsService {
+  const { store, limits, instanceId } = options;
+  const journal = createJournal(store, limits.dedupeTtlMs);
+  const leases = createLeases(store, instanceId, limits.leaseMs);
+  const slots = createSlots(limits.maxConcurrentTurns);
+  const threads = new Map<ConversationKey, Thread>();
+  let closing = false;
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let sweeping = false;
+  const env: ThreadEnv = { journal, options, closing: () => closing };
+
+  const thread = (key: ConversationKey): Thread => {
+    let t = threads.get(key);
+    if (!t) {
+      t = {
+        key,
+        live: null,
+        working: null,
+        again: false,
+        turn: null,
+        ios: new Map(),
+        controls: [],
+        idleTimer: null,
+      };
+      threads.set(key, t);
+    }
+    if (t.idleTimer) clearTimeout(t.idleTimer);
+    t.idleTimer = null;
+    return t;
+  };
+
+  const defaultIo = (t: Thread): ConversationIO => t.ios.values().next().value ?? options.io(t.key);
+
+  const tellQueued = (t: Thread, position: number): void => {
+    const ahead = position === 1 ? "1 conversation is" : `${position} conversations are`;
+    defaultIo(t)
+      .reporter.status(`Queued: ${ahead} ahead of this one. I'll start as soon as a slot frees up.`)
+      .catch((err: unknown) => log.warn({ err, conversation: t.key }, "queued status failed"));
+  };
+
+  /**
+   * One pass: slot, lease, drain, release. "again" = more work may have arrived; "held" = another
+   * instance holds the lease (it re-checks the inbox after releasing, so no message is lost).
+   */
+  const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
+    let release: () => void;
+    try {
+      release = await slots.acquire((position) => tellQueued(t, position));
+    } catch (err) {
+      if (err instanceof SlotsClosedError) return "done";
+      throw err;
+    }
+    let taken: number;
+    try {
+      const lease = await leases.tryAcquire(journal.lockKey(t.key));
+      if (!lease) return "held";
+      try {
+        taken = await drain(t, lease, env);
+      } finally {
+        await lease.release();
+      }
+    } finally {
+      release();
+    }
+    if (closing) return "done";
+    // Re-check after releasing: a message journaled while we held the lease, whose submitter
+    // failed to get it, is ours to run.
+    const more = t.again || t.controls.length > 0 || (await journal.inboxLength(t.key)) > taken;
+    return more ? "again" : "done";
+  };
+
+  const work = async (t: Thread): Promise<void> => {
+    let controlAttempts = 0;
+    for (;;) {
+      t.again = false;
+      let outcome: Awaited<ReturnType<typeof pass>>;
+      try {
+        outcome = await pass(t);
+      } catch (err) {
+        // Store or log trouble: drop our view; the marker stays, so the sweep retries later.
+        log.error({ err, conversation: t.key }, "conversation work failed");
+        t.live = null;
+        failControls(t, err);
+        return;
+      }
+      if (closing || outcome === "done") return;
+      if (outcome === "held") {
+        // Only a control (reset, compact) waits for the holder, outside any slot, for a bounded time.
+        if (t.controls.length === 0) return;
+        if (++controlAttempts >= CONTROL_ATTEMPTS) {
+          failControls(
+            t,
+            new ConversationBusyError("another instance is running this conversation; try again shortly"),
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.max(50, limits.leaseMs / 3)));
+      }
+    }
+  };
+
+  const failControls = (t: Thread, err: unknown): void => {
+    for (const c of t.controls.splice(0)) c.done(err);
+  };
+
+  const schedule = (t: Thread): void => {
+    if (t.working) {
+      t.again = true;
+      return;
+    }
+    t.working = work(t).finally(() => {
+      t.working = null;
+      if (!closing) armEviction(t);
+    });
+  };
+
+  const armEviction = (t: Thread): void => {
+    if (t.idleTimer) clearTimeout(t.idleTimer);
+    t.idleTimer = setTimeout(() => {
+      if (t.working || t.controls.length > 0) return;
+      // IO overrides of messages another instance ran are dropped with the thread.
+      threads.delete(t.key);
+    }, limits.idleEvictMs);
+    t.idleTimer.unref();
+  };
+
+  const acknowledge = async (t: Thread, message: InboundMessage, io: ConversationIO): Promise<void> => {
+    if (t.turn === null) {
+      // Not running here: say it was taken only if another instance is running this thread now.
+      const holder = await store.get<string>(journal.lockKey(t.key));
+      if (holder === undefined || holder.startsWith(`${instanceId}#`)) return;
+    }
+    if (io.acknowledgeQueued) await io.acknowledgeQueued(message);
+    else await io.reporter.status("Got it. I'll read this at my next step.");
+  };
+
+  const control = (key: ConversationKey, run: Control["run"]): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const t = thread(key);
+      t.controls.push({ run, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      schedule(t);
+    });
+
+  const sweep = async (): Promise<void> => {
+    if (sweeping || closing) return;
+    sweeping = true;
+    try {
+      for (const key of await journal.withPending()) {
+        const t = thread(key);
+        if (!t.working) schedule(t);
+      }
+    } catch (err) {
+      log.warn({ err }, "conversation sweep failed; next sweep retries");
+    } finally {
+      sweeping = false;
+    }
+  };
+
+  const abortTurn = (key: ConversationKey, reason: AbortReason): boolean => {
+    const turn = threads.get(key)?.turn;
+    if (!turn) return false;
+    turn.abort(reason);
+    return true;
+  };
+
+  return {
+    async start() {
+      const cleared = await leases.clearOwnStale(LOCK_PREFIX);
+      if (cleared > 0) log.info({ cleared, instanceId }, "freed leases left by this instance's previous run");
+      await sweep();
+      sweepTimer = setInterval(() => void sweep(), limits.sweepMs);
+      sweepTimer.unref();
+    },
+
+    async submit(raw, io) {
+      if (closing) return { accepted: false, reason: "shutting_down" } satisfies SubmitResult;
+      const message = parseInbound(raw);
+      if (!(await journal.record(message))) return { accepted: false, reason: "duplicate" };
+      const t = thread(message.conversation);
+      if (io) t.ios.set(message.id, io);
+      acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>
+        log.warn({ err, conversation: t.key }, "queued acknowledgement failed"),
+      );
+      schedule(t);
+      return { accepted: true };
+    },
+
+    async reset(key) {
+      abortTurn(key, "reset");
+      await control(key, async (live, e, t) => {
+        // A trim that drops the whole window: the next request starts a new, announced window.
+        const { working, summary } = live.agent.state();
+        const entry: LogEntry = {
+          type: "trim",
+          drop: working.length,
+          summary: resetSummary(summary),
+          at: Date.now(),
+        };
+        live.logLength = await e.journal.appendLog(t.key, [entry], live.logLength);
+        live.agent = e.options.newAgent({ working: [], summary: entry.summary });
+      });
+    },
+
+    async compact(key) {
+      await control(key, async (live, e, t) => {
+        const signal = new AbortController().signal;
+        await live.agent.compact("manual", turnContext(t, live, e, e.options.io(t.key), true, signal));
+      });
+    },
+
+    async cancel(key) {
+      return abortTurn(key, "cancel");
+    },
+
+    stats() {
+      let running = 0;
+      let queued = 0;
+      for (const t of threads.values()) {
+        if (t.turn) running++;
+        queued += t.live?.pending.length ?? 0;
+      }
+      return { active: threads.size, running, queued, waitingForSlot: slots.waiting };
+    },
+
+    async shutdown(graceMs) {
+      closing = true;
+      if (sweepTimer) clearInterval(sweepTimer);
+      slots.close();
+      for (const t of threads.values()) {
+        t.turn?.abort("shutdown" satisfies AbortReason);
+        if (t.idleTimer) clearTimeout(t.idleTimer);
+      }
+      const working = [...threads.values()].flatMap((t) => (t.working ? [t.working] : []));
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      });
+      await Promise.race([Promise.allSettled(working), grace]);
+      clearTimeout(timer);
+      for (const t of threads.values()) failControls(t, new ConversationBusyError("shutting down"));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Inbound messages at the boundary: validated before anything is journaled, and turned into the
+ * loop's `TurnInput` with any earlier thread messages set out as context.
+ */
+import { z } from "zod";
+import type { TurnInput } from "../agent/types.js";
+import { parseConversationKey } from "../keys.js";
+import type { InboundMessage } from "./types.js";
+
+const inboundSchema = z.object({
+  id: z.string().min(1),
+  conversation: z.string().refine((k) => {
+    try {
+      parseConversationKey(k);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "expected platform:workspace:channel:thread"),
+  speaker: z.object({ userKey: z.string().min(1), displayName: z.string() }),
+  text: z.string(),
+  shared: z.boolean(),
+  context: z.array(z.string()).optional(),
+  receivedAt: z.number(),
+});
+
+export class InboundMessageError extends Error {
+  readonly code = "BAD_INBOUND";
+}
+
+/** Validate an adapter's message; throws `InboundMessageError` naming the bad field. */
+export function parseInbound(message: unknown): InboundMessage {
+  const parsed = inboundSchema.safeParse(message);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InboundMessageError(`inbound message: ${issue.path.join(".") || "value"}: ${issue.message}`);
+  }
+  return parsed.data as InboundMessage;
+}
+
+/** The loop's input for a message; earlier thread messages come first, clearly set apart. */
+export function toTurnInput(m: InboundMessage): TurnInput {
+  const text = m.context?.length
+    ? `[Earlier messages in this thread, for context]\n${m.context.join("\n")}\n[End of context]\n\n${m.text}`
+    : m.text;
+  return { text, speaker: m.speaker };
+}
+
+/** What the loop is told when it resumes a turn a restart cut short. */
+export const RESUME_NOTE =
+  "(Neo restarted while working on this. Tool calls that were running then have error results above. " +
+  "Continue from where you left off and give your answer.)";

@@ -1,0 +1,85 @@
+/**
+ * The durable side of a conversation in the store: the inbound journal (an append-only inbox per
+ * conversation, deduped by platform id), the event log, the "has work" markers the sweep finds, and
+ * the lease keys. Every write here completes before the caller moves on.
+ */
+
+import type { Store } from "../../memory/store/types.js";
+import { type ConversationKey, parseConversationKey } from "../keys.js";
+import type { LogEntry } from "./log-entry.js";
+import type { InboundMessage } from "./types.js";
+
+const K = {
+  inbox: (c: ConversationKey) => `conv:inbox:${c}`,
+  log: (c: ConversationKey) => `conv:log:${c}`,
+  pending: (c: ConversationKey) => `conv:pending:${c}`,
+  lock: (c: ConversationKey) => `conv:lock:${c}`,
+  seen: (c: ConversationKey, id: string) => `conv:seen:${parseConversationKey(c).platform}:${id}`,
+};
+
+export const PENDING_PREFIX = "conv:pending:";
+export const LOCK_PREFIX = "conv:lock:";
+
+/** Another writer appended to the log while we held the lease: our view is stale, stop. */
+export class LogConflictError extends Error {
+  readonly code = "LOG_CONFLICT";
+}
+
+export interface Journal {
+  /** Record the message once: false when this platform id was already journaled (within the TTL). */
+  record(message: InboundMessage): Promise<boolean>;
+  /** Inbox entries from index `from` on. */
+  inboxFrom(conversation: ConversationKey, from: number): Promise<InboundMessage[]>;
+  inboxLength(conversation: ConversationKey): Promise<number>;
+  /** Append entries; `expectedLength` is the log length before them (else `LogConflictError`). */
+  appendLog(
+    conversation: ConversationKey,
+    entries: readonly LogEntry[],
+    expectedLength: number,
+  ): Promise<number>;
+  readLog(conversation: ConversationKey): Promise<LogEntry[]>;
+  logLength(conversation: ConversationKey): Promise<number>;
+  /** Clear the "has work" marker (the holder saw the inbox fully taken). */
+  clearPending(conversation: ConversationKey): Promise<void>;
+  /** Set the marker again (the holder found work after clearing it). */
+  markPending(conversation: ConversationKey): Promise<void>;
+  /** Conversations whose marker says they may have work (unanswered messages or an open turn). */
+  withPending(): Promise<ConversationKey[]>;
+  lockKey(conversation: ConversationKey): string;
+}
+
+export function createJournal(store: Store, dedupeTtlMs: number): Journal {
+  return {
+    async record(message) {
+      if (!(await store.setIfAbsent(K.seen(message.conversation, message.id), 1, dedupeTtlMs))) return false;
+      await store.append(K.inbox(message.conversation), [message]);
+      // Marker after the append: a holder that clears it re-checks the inbox after clearing.
+      await store.set(K.pending(message.conversation), 1);
+      return true;
+    },
+    inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
+    inboxLength: (c) => store.length(K.inbox(c)),
+    async appendLog(c, entries, expectedLength) {
+      const length = await store.append(K.log(c), entries);
+      if (length !== expectedLength + entries.length) {
+        throw new LogConflictError(
+          `conversation ${c}: log grew to ${length}, expected ${expectedLength + entries.length}; another instance wrote to it`,
+        );
+      }
+      return length;
+    },
+    readLog: (c) => store.range<LogEntry>(K.log(c), 0, -1),
+    logLength: (c) => store.length(K.log(c)),
+    async clearPending(c) {
+      await store.delete(K.pending(c));
+    },
+    async markPending(c) {
+      await store.set(K.pending(c), 1);
+    },
+    async withPending() {
+      const keys = await store.keys(PENDING_PREFIX);
+      return keys.map((k) => k.slice(PENDING_PREFIX.length));
+    },
+    lockKey: K.lock,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Per-conversation lease lock in the shared store: set-if-absent with a TTL, renewed while held,
+ * released only by its holder, and free for another instance once the holder stops renewing.
+ */
+import { randomUUID } from "node:crypto";
+import type { Store } from "../../memory/store/types.js";
+import { log } from "../log.js";
+
+export interface Lease {
+  /** Fires when a renewal finds the lease gone (expired and taken over): stop writing at once. */
+  readonly lost: AbortSignal;
+  release(): Promise<void>;
+}
+
+export interface Leases {
+  /** The lease, or null when another holder has it. */
+  tryAcquire(key: string): Promise<Lease | null>;
+  /** Delete leases a previous run of this same instance id left behind (it is gone: we are it). */
+  clearOwnStale(prefix: string): Promise<number>;
+}
+
+export function createLeases(store: Store, instanceId: string, leaseMs: number): Leases {
+  const renewEvery = Math.max(50, Math.floor(leaseMs / 3));
+  return {
+    async tryAcquire(key) {
+      const token = `${instanceId}#${randomUUID()}`;
+      if (!(await store.setIfAbsent(key, token, leaseMs))) return null;
+      const lost = new AbortController();
+      let released = false;
+      const timer = setInterval(() => {
+        store.renewIfEquals(key, token, leaseMs).then(
+          (ok) => {
+            if (!ok && !released) {
+              log.warn({ key }, "conversation lease lost; stopping the turn");
+              lost.abort("lease");
+            }
+          },
+          (err: unknown) => log.warn({ key, err }, "conversation lease renewal failed; will retry"),
+        );
+      }, renewEvery);
+      timer.unref();
+      return {
+        lost: lost.signal,
+        async release() {
+          released = true;
+          clearInterval(timer);
+          await store.deleteIfEquals(key, token);
+        },
+      };
+    },
+    async clearOwnStale(prefix) {
+      let cleared = 0;
+      for (const key of await store.keys(prefix)) {
+        const holder = await store.get<string>(key);
+        if (typeof holder === "string" && holder.startsWith(`${instanceId}#`)) {
+          if (await store.deleteIfEquals(key, holder)) cleared++;
+        }
+      }
+      return cleared;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/** The conversations layer's limits from the validated environment. */
+import type { Config } from "../../config.js";
+import type { ConversationLimits } from "./types.js";
+
+export function conversationLimits(cfg: Config): ConversationLimits {
+  return {
+    maxConcurrentTurns: cfg.NEO_MAX_CONCURRENT_TURNS,
+    recallTurns: cfg.NEO_RECALL_TURNS,
+    idleEvictMs: cfg.NEO_IDLE_EVICT_MS,
+    leaseMs: cfg.NEO_LEASE_MS,
+    dedupeTtlMs: cfg.NEO_DEDUPE_TTL_MS,
+    // Takeover of a dead instance's conversations within about two lease periods.
+    sweepMs: cfg.NEO_LEASE_MS,
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * Work on one conversation while holding its lease: bring the in-memory agent up to date with the
+ * log, finish a turn a crash left open, then run turns for untaken inbox entries in order, feeding
+ * later ones to the running turn at its cancellation points. Every transcript event is appended to
+ * the log before the loop moves on.
+ */
+import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
+import type { ConversationKey } from "../keys.js";
+import { log } from "../log.js";
+import { RESUME_NOTE, toTurnInput } from "./inbound.js";
+import type { Journal } from "./journal.js";
+import type { Lease } from "./lease.js";
+import type { LogEntry } from "./log-entry.js";
+import {
+  answeredSince,
+  messagesSince,
+  progressOf,
+  recallDrop,
+  replay,
+  tailOrphans,
+  trimmedSummary,
+} from "./replay.js";
+import type { ConversationAgent, ConversationIO, ConversationsOptions, InboundMessage } from "./types.js";
+
+/** What this instance knows of a conversation it has worked on. Valid while `logLength` matches. */
+export interface Live {
+  agent: ConversationAgent;
+  logLength: number;
+  /** Inbox entries the transcript holds. */
+  taken: number;
+  /** Inbox entries read from the store (taken + handed to the running turn + pending). */
+  fetched: number;
+  pending: InboundMessage[];
+  /** A turn the log shows opened and never ended (only right after a rebuild). */
+  open: { from: number; answered: boolean; started: boolean } | null;
+}
+
+/** A job that must run while holding the lease (reset, compact). */
+export interface Control {
+  run(live: Live, env: ThreadEnv, t: Thread): Promise<void>;
+  done(err?: unknown): void;
+}
+
+export interface Thread {
+  key: ConversationKey;
+  live: Live | null;
+  working: Promise<void> | null;
+  /** Poked while working: check for work again before stopping. */
+  again: boolean;
+  turn: AbortController | null;
+  /** Per-message IO overrides (`submit(message, io)`), until the message is taken. */
+  ios: Map<string, ConversationIO>;
+  controls: Control[];
+  idleTimer: NodeJS.Timeout | null;
+}
+
+export interface ThreadEnv {
+  journal: Journal;
+  options: ConversationsOptions;
+  closing: () => boolean;
+}
+
+export type AbortReason = "shutdown" | "lease" | "cancel" | "reset";
+
+/** Rebuild from the log unless the in-memory agent is current. */
+export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
+  const { journal, options } = env;
+  const length = await journal.logLength(t.key);
+  if (t.live && t.live.logLength === length) return t.live;
+  const entries = await journal.readLog(t.key);
+  const progress = progressOf(entries);
+  const at = Date.now();
+  const repair: LogEntry[] = tailOrphans(entries).map((message) => ({ type: "message", message, at }));
+  // A rebuilt idle conversation keeps its last recalled turns; an open turn is resumed exactly.
+  if (!progress.openTurn) {
+    const { working, summary } = replay(entries);
+    const turns = options.limits.recallTurns;
+    const drop = recallDrop(working, turns);
+    if (drop > 0) repair.push({ type: "trim", drop, summary: trimmedSummary(summary, turns), at });
+  }
+  let logLength = entries.length;
+  if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
+  const open = progress.openTurn;
+  t.live = {
+    agent: options.newAgent(replay([...entries, ...repair])),
+    logLength,
+    taken: progress.taken,
+    fetched: progress.taken,
+    pending: [],
+    open: open && {
+      from: open.from,
+      answered: answeredSince(entries, open.logIndex),
+      started: messagesSince(entries, open.logIndex),
+    },
+  };
+  return t.live;
+}
+
+async function fetchInbox(t: Thread, live: Live, journal: Journal): Promise<void> {
+  const items = await journal.inboxFrom(t.key, live.fetched);
+  live.fetched += items.length;
+  live.pending.push(...items);
+}
+
+/** Work until the inbox is fully taken (or shutdown / lease loss). Returns the taken count. */
+export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<number> {
+  const { journal } = env;
+  let live = await restore(t, env);
+  if (live.open) {
+    const open = live.open;
+    live.open = null;
+    if (open.answered) {
+      // The answer was given before the crash; only the end marker is missing.
+      live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
+    } else {
+      const [opening] = await journal.inboxFrom(t.key, open.from);
+      await runTurn(t, live, lease, env, opening!, open.started ? "resume" : "rerun");
+    }
+  }
+  for (;;) {
+    if (env.closing() || lease.lost.aborted) return live.taken;
+    live = await restore(t, env);
+    for (const c of t.controls.splice(0)) {
+      try {
+        await c.run(live, env, t);
+        c.done();
+      } catch (err) {
+        c.done(err);
+        throw err;
+      }
+      live = await restore(t, env);
+    }
+    await fetchInbox(t, live, journal);
+    if (live.pending.length === 0) {
+      await journal.clearPending(t.key);
+      // A message journaled just before the clear: take it now rather than lose its marker.
+      await fetchInbox(t, live, journal);
+      if (live.pending.length === 0) return live.taken;
+      await journal.markPending(t.key);
+    }
+    await runTurn(t, live, lease, env, live.pending.shift()!, "new");
+  }
+}
+
+function endEntry(status: TurnStatus): LogEntry {
+  return { type: "turn-end", status, at: Date.now() };
+}
+
+/** The IO of a turn: the opening message's override, else the conversation's default. */
+function ioOf(t: Thread, env: ThreadEnv, id: string): ConversationIO {
+  const io = t.ios.get(id);
+  t.ios.delete(id);
+  return io ?? env.options.io(t.key);
+}
+
+/** A context for work on the conversation whose events go to the log. */
+export function turnContext(
+  t: Thread,
+  live: Live,
+  env: ThreadEnv,
+  io: ConversationIO,
+  shared: boolean,
+  signal: AbortSignal,
+  before: () => LogEntry[] = () => [],
+): TurnContext {
+  return {
+    conversation: t.key,
+    shared,
+    reporter: io.reporter,
+    approvals: io.approvals,
+    signal,
+    onEvent: async (event: AgentEvent) => {
+      const entries = [...before(), event];
+      const [length] = await Promise.all([
+        env.journal.appendLog(t.key, entries, live.logLength),
+        fetchInbox(t, live, env.journal),
+      ]);
+      live.logLength = length;
+    },
+  };
+}
+
+async function runTurn(
+  t: Thread,
+  live: Live,
+  lease: Lease,
+  env: ThreadEnv,
+  opening: InboundMessage,
+  mode: "new" | "resume" | "rerun",
+): Promise<void> {
+  const { journal } = env;
+  const io = ioOf(t, env, opening.id);
+  if (mode === "new") {
+    const start: LogEntry = { type: "turn-start", from: live.taken, id: opening.id, at: Date.now() };
+    live.logLength = await journal.appendLog(t.key, [start], live.logLength);
+    live.taken++;
+  }
+  const controller = new AbortController();
+  const onLost = () => controller.abort("lease" satisfies AbortReason);
+  lease.lost.addEventListener("abort", onLost);
+  t.turn = controller;
+  // Handed to the loop but not yet logged as taken; logged with the next event, before the loop moves on.
+  const handed: InboundMessage[] = [];
+  const takeHanded = (): LogEntry[] => {
+    if (handed.length === 0) return [];
+    const entry: LogEntry = {
+      type: "taken",
+      from: live.taken,
+      count: handed.length,
+      ids: handed.map((m) => m.id),
+      at: Date.now(),
+    };
+    live.taken += handed.length;
+    handed.length = 0;
+    return [entry];
+  };
+  const ctx: TurnContext = {
+    ...turnContext(t, live, env, io, opening.shared, controller.signal, takeHanded),
+    drainInbox: (): TurnInput[] => {
+      const out = live.pending.splice(0);
+      for (const m of out) t.ios.delete(m.id);
+      handed.push(...out);
+      return out.map(toTurnInput);
+    },
+  };
+  const input = mode === "resume" ? { text: RESUME_NOTE, speaker: opening.speaker } : toTurnInput(opening);
+  let status: TurnStatus;
+  try {
+    status = (await live.agent.chat(input, ctx)).status;
+  } catch (err) {
+    if (!controller.signal.aborted) {
+      log.error({ err, conversation: t.key }, "turn failed");
+      await io.reporter.notice("Sorry, something went wrong on my side and I could not finish that.");
+    }
+    status = controller.signal.aborted ? "cancelled" : "failed";
+  } finally {
+    lease.lost.removeEventListener("abort", onLost);
+    t.turn = null;
+  }
+  const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : null;
+  if (reason === "shutdown" || reason === "lease") {
+    // Left open on purpose: the next holder resumes it. Drop our view; it may be rebuilt.
+    t.live = null;
+    return;
+  }
+  const tail = [...takeHanded(), endEntry(status)];
+  live.logLength = await journal.appendLog(t.key, tail, live.logLength);
+  // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
+  if (status === "cancelled" || status === "failed") t.live = null;
+}

@@ -1,0 +1,107 @@
+/**
+ * The layer between adapters and the loop: one transcript per thread, journaled inbound, serialised
+ * per thread, parallel across threads, safe across instances sharing a store.
+ */
+import type { Store } from "../../memory/store/types.js";
+import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
+import type { ApprovalChannel } from "../approvals/types.js";
+import type { ConversationKey, Platform, Speaker } from "../keys.js";
+import type { Reporter } from "../reporter.js";
+
+export interface InboundMessage {
+  /** Platform id of the message or event (Slack event_id / ts, Discord message id). Dedupe key. */
+  id: string;
+  conversation: ConversationKey;
+  speaker: Speaker;
+  text: string;
+  /** See `TurnContext.shared`. */
+  shared: boolean;
+  /** Earlier human messages brought in as context ("Name: text"), oldest first. */
+  context?: string[];
+  receivedAt: number;
+}
+
+/** How a turn talks back on a platform. */
+export interface ConversationIO {
+  reporter: Reporter;
+  approvals: ApprovalChannel;
+  /** Tell the sender their message was taken while a turn runs (a reaction, or a status). */
+  acknowledgeQueued?(message: InboundMessage): Promise<void>;
+}
+
+/** Implemented by each platform adapter. */
+export interface PlatformAdapter {
+  readonly platform: Platform;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The IO for a conversation, also used to finish turns resumed after a restart. */
+  io(conversation: ConversationKey): ConversationIO;
+  /** Whether the adapter's connection is up (for /healthz). */
+  connected(): boolean;
+}
+
+export type SubmitResult = { accepted: true } | { accepted: false; reason: "duplicate" | "shutting_down" };
+
+export interface ConversationStats {
+  active: number;
+  running: number;
+  queued: number;
+  waitingForSlot: number;
+}
+
+export interface Conversations {
+  /**
+   * Journal the message durably, then schedule it. Resolves once journaled, so the caller may ack
+   * the platform. `io` overrides the adapter's default IO for this turn (e.g. `/neo ask`).
+   */
+  submit(message: InboundMessage, io?: ConversationIO): Promise<SubmitResult>;
+  /** Cancel any running turn and start the thread over. */
+  reset(conversation: ConversationKey): Promise<void>;
+  /** Compact this thread's transcript now. */
+  compact(conversation: ConversationKey): Promise<void>;
+  /** Cancel the running turn, if any. */
+  cancel(conversation: ConversationKey): Promise<boolean>;
+  stats(): ConversationStats;
+  /** Stop taking work, let turns reach a cancellation point within `graceMs`, persist. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/** What the conversations layer needs of an agent (the loop's `createAgent(deps, state)` result). */
+export interface ConversationAgent {
+  chat(input: TurnInput, ctx: TurnContext): Promise<TurnResult>;
+  state(): AgentState;
+  compact(reason: "manual", ctx: TurnContext): Promise<void>;
+}
+
+/** Limits of the conversations layer; defaults in `src/config.ts`. */
+export interface ConversationLimits {
+  /** Turns running at once on this instance (`NEO_MAX_CONCURRENT_TURNS`); the rest wait in order. */
+  maxConcurrentTurns: number;
+  /** User turns a conversation rebuilt from the store keeps (`NEO_RECALL_TURNS`, seed `Seed`). */
+  recallTurns: number;
+  /** An idle conversation leaves process memory after this long; its transcript stays in the store. */
+  idleEvictMs: number;
+  /** Lease on a conversation while an instance works on it; renewed every third of it. */
+  leaseMs: number;
+  /** How long a platform id is remembered to drop retried deliveries. */
+  dedupeTtlMs: number;
+  /** How often the store is swept for conversations with work nobody holds (dead instance, restart). */
+  sweepMs: number;
+}
+
+export interface ConversationsOptions {
+  store: Store;
+  /** Builds an agent from replayed state; main wires `(state) => createAgent(agentDeps, state)`. */
+  newAgent: (state: AgentState) => ConversationAgent;
+  /** The default IO of a conversation (the platform adapter's `io`); also used for resumed turns. */
+  io: (conversation: ConversationKey) => ConversationIO;
+  limits: ConversationLimits;
+  /** Unique per live process, stable across its restarts (its own stale leases are freed on start). */
+  instanceId: string;
+}
+
+/** `Conversations` plus the start-up step that recovers unfinished work from the store. */
+export interface ConversationsService extends Conversations {
+  /** Free this instance's stale leases, replay the journal (resume open turns), start the sweep. */
+  start(): Promise<void>;
+}

@@ -1,0 +1,73 @@
+/**
+ * Conversation and user keys. A conversation key names one agent transcript, a user key names one
+ * cortex. Both are colon-separated; each part is percent-encoded so ids containing ':' round-trip.
+ */
+
+export type Platform = "discord" | "slack" | "console";
+
+/** `platform:workspace:channel:thread` — one key, one agent transcript. */
+export type ConversationKey = string;
+
+/** `platform:workspace:user` — one key, one cortex. */
+export type UserKey = string;
+
+export interface ConversationParts {
+  platform: Platform;
+  workspace: string;
+  channel: string;
+  thread: string;
+}
+
+export interface UserParts {
+  platform: Platform;
+  workspace: string;
+  user: string;
+}
+
+const PLATFORMS: readonly Platform[] = ["discord", "slack", "console"];
+
+function enc(part: string): string {
+  return part.replace(/%/g, "%25").replace(/:/g, "%3A");
+}
+
+function dec(part: string): string {
+  return part.replace(/%3A/g, ":").replace(/%25/g, "%");
+}
+
+function platformOf(raw: string, key: string): Platform {
+  const p = raw as Platform;
+  if (!PLATFORMS.includes(p)) throw new KeyError(`unknown platform "${raw}" in key "${key}"`);
+  return p;
+}
+
+export class KeyError extends Error {
+  readonly code = "BAD_KEY";
+}
+
+export function conversationKey(p: ConversationParts): ConversationKey {
+  return [p.platform, p.workspace, p.channel, p.thread].map(enc).join(":");
+}
+
+export function parseConversationKey(key: ConversationKey): ConversationParts {
+  const parts = key.split(":");
+  if (parts.length !== 4) throw new KeyError(`conversation key "${key}" must have 4 parts`);
+  const [platform, workspace, channel, thread] = parts.map(dec) as [string, string, string, string];
+  return { platform: platformOf(platform, key), workspace, channel, thread };
+}
+
+export function userKey(p: UserParts): UserKey {
+  return [p.platform, p.workspace, p.user].map(enc).join(":");
+}
+
+export function parseUserKey(key: UserKey): UserParts {
+  const parts = key.split(":");
+  if (parts.length !== 3) throw new KeyError(`user key "${key}" must have 3 parts`);
+  const [platform, workspace, user] = parts.map(dec) as [string, string, string];
+  return { platform: platformOf(platform, key), workspace, user };
+}
+
+/** The person speaking in a turn. Their cortex, and only theirs, is read and written. */
+export interface Speaker {
+  userKey: UserKey;
+  displayName: string;
+}

@@ -1,0 +1,156 @@
+/**
+ * The agent manifest (`agents/default.json`, path in `NEO_MCP_MANIFEST`): MCP servers by alias, each
+ * stdio or streamable HTTP, plus optional escalate patterns and spawn timeout. Validated with zod;
+ * `${VAR}` (or `${VAR:-default}`) placeholders are resolved from the environment at spawn time, so the
+ * parsed manifest never holds secrets.
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { ManifestError, MissingEnvVarError } from "./errors.js";
+
+/** Aliases prefix tool names (`alias__tool`), so they stay in the OpenAI charset and never contain `__`. */
+const aliasSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,29}$/,
+    "1-30 of A-Z a-z 0-9 - _, no '__', starting alphanumeric",
+  );
+
+const common = {
+  /** Escalate patterns for this server's tools only; replaces the global list for it. */
+  escalatePatterns: z.array(z.string().min(1)).min(1).optional(),
+  /** Overrides the manifest-wide spawn timeout for this server. */
+  spawnTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+  /** A disabled server is listed but never started. */
+  disabled: z.boolean().optional(),
+};
+
+const stdioServerSchema = z
+  .object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    /** Stdio servers inherit only a few variables (PATH, HOME, ...); pass everything else here. */
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    /** Directories created (recursively) before each start, e.g. a filesystem server's root. */
+    createDirs: z.array(z.string().min(1)).default([]),
+    ...common,
+  })
+  .strict();
+
+const httpServerSchema = z
+  .object({
+    type: z.literal("http").optional(),
+    url: z.string().min(1),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...common,
+  })
+  .strict();
+
+export const manifestSchema = z
+  .object({
+    $schema: z.string().optional(),
+    description: z.string().optional(),
+    /** Case-insensitive substrings that make a tool Escalate; replaces the defaults. */
+    escalatePatterns: z.array(z.string().min(1)).min(1).optional(),
+    spawnTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+    servers: z.record(aliasSchema, z.union([stdioServerSchema, httpServerSchema])).default({}),
+  })
+  .strict();
+
+export type Manifest = z.infer<typeof manifestSchema>;
+/** A manifest as written (defaults not yet applied). */
+export type ManifestInput = z.input<typeof manifestSchema>;
+export type ServerSpecInput = NonNullable<ManifestInput["servers"]>[string];
+export type ServerSpec = Manifest["servers"][string];
+export type StdioServerSpec = z.infer<typeof stdioServerSchema>;
+export type HttpServerSpec = z.infer<typeof httpServerSchema>;
+
+export function isStdio(spec: ServerSpec): spec is StdioServerSpec {
+  return "command" in spec;
+}
+
+/** Validate a manifest object. `source` (a path) is named in errors. */
+export function parseManifest(value: unknown, source = "manifest"): Manifest {
+  const parsed = manifestSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ManifestError(`${source}: ${describePath(issue.path)}: ${issue.message}`);
+}
+
+/** Read and validate a manifest file. */
+export async function loadManifest(path: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new ManifestError(`${path}: cannot read the manifest (${(err as Error).message})`, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
+  }
+  return parseManifest(json, path);
+}
+
+function describePath(path: readonly PropertyKey[]): string {
+  if (path[0] === "servers" && path.length >= 2) {
+    const rest = path.slice(2).map(String).join(".");
+    return `server "${String(path[1])}"${rest ? ` field "${rest}"` : ""}`;
+  }
+  return path.length ? `field "${path.map(String).join(".")}"` : "top level";
+}
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replace `${VAR}` / `${VAR:-default}` in one value. Throws `MissingEnvVarError` for an unset VAR. */
+export function resolveValue(
+  value: string,
+  env: Readonly<Record<string, string | undefined>>,
+  server: string,
+  field: string,
+): string {
+  return value.replace(PLACEHOLDER, (_m, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (fallback !== undefined) return fallback;
+    throw new MissingEnvVarError(server, name, field);
+  });
+}
+
+function resolveRecord(
+  rec: Record<string, string>,
+  env: Readonly<Record<string, string | undefined>>,
+  server: string,
+  field: string,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(rec).map(([k, v]) => [k, resolveValue(v, env, server, `${field}.${k}`)]),
+  );
+}
+
+/** A server spec with every placeholder resolved. */
+export function resolveServerSpec(
+  alias: string,
+  spec: ServerSpec,
+  env: Readonly<Record<string, string | undefined>>,
+): ServerSpec {
+  if (isStdio(spec)) {
+    return {
+      ...spec,
+      command: resolveValue(spec.command, env, alias, "command"),
+      args: spec.args.map((a, i) => resolveValue(a, env, alias, `args.${i}`)),
+      env: resolveRecord(spec.env, env, alias, "env"),
+      createDirs: spec.createDirs.map((d, i) => resolveValue(d, env, alias, `createDirs.${i}`)),
+      ...(spec.cwd ? { cwd: resolveValue(spec.cwd, env, alias, "cwd") } : {}),
+    };
+  }
+  return {
+    ...spec,
+    url: resolveValue(spec.url, env, alias, "url"),
+    headers: resolveRecord(spec.headers, env, alias, "headers"),
+  };
+}

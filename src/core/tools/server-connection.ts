@@ -1,0 +1,279 @@
+/**
+ * One MCP server: start it (bounded by its spawn timeout), list its tools (every page), follow
+ * `tools/list_changed`, call tools with a per-call timeout, and restart it on the next call after it
+ * died (bounded attempts). Never throws from `start`; failures become warnings.
+ */
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { isStdio, resolveServerSpec, type ServerSpec } from "./manifest.js";
+import { ToolTransportError } from "./types.js";
+
+export type ServerStatus = "starting" | "ready" | "dead" | "failed" | "disabled" | "closed";
+
+/** What operators see about one server (`/neo status`). */
+export interface ServerInfo {
+  alias: string;
+  transport: "stdio" | "http";
+  status: ServerStatus;
+  toolCount: number;
+  /** Restarts since the last start or reload. */
+  restarts: number;
+  /** Why it is failed or dead, when it is. */
+  error?: string;
+}
+
+export interface ServerConnectionOptions {
+  alias: string;
+  spec: ServerSpec;
+  env: Readonly<Record<string, string | undefined>>;
+  spawnTimeoutMs: number;
+  callTimeoutMs: number;
+  maxRestarts: number;
+  /** The tool list changed (refresh, restart). */
+  onToolsChanged: () => void;
+  onWarning: (message: string) => void;
+}
+
+export interface ServerConnection {
+  readonly alias: string;
+  /** Start (or restart) the server. Resolves once ready or failed; never rejects. */
+  start(): Promise<void>;
+  /** Call one tool. Rejects with `ToolTransportError` on transport failure or timeout. */
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    label: string,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult>;
+  tools(): readonly Tool[];
+  info(): ServerInfo;
+  close(): Promise<void>;
+}
+
+const STDERR_TAIL = 600;
+
+export function createServerConnection(opts: ServerConnectionOptions): ServerConnection {
+  const { alias, spec } = opts;
+  let status: ServerStatus = spec.disabled ? "disabled" : "starting";
+  let client: Client | undefined;
+  let tools: readonly Tool[] = [];
+  let restarts = 0;
+  let error: string | undefined;
+  let stderrTail = "";
+  let generation = 0;
+  let starting: Promise<void> | undefined;
+
+  const withStderr = (msg: string) => (stderrTail.trim() ? `${msg}; stderr: ${stderrTail.trim()}` : msg);
+
+  async function makeTransport(): Promise<Transport> {
+    const resolved = resolveServerSpec(alias, spec, opts.env);
+    if (isStdio(resolved)) {
+      for (const dir of resolved.createDirs)
+        await mkdir(resolve(resolved.cwd ?? ".", dir), { recursive: true });
+      const t = new StdioClientTransport({
+        command: resolved.command,
+        args: resolved.args,
+        env: resolved.env,
+        ...(resolved.cwd ? { cwd: resolved.cwd } : {}),
+        stderr: "pipe",
+      });
+      // Keep the tail of stderr: it is what explains a crash or a failed start.
+      t.stderr?.on("data", (chunk: Buffer) => {
+        stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      });
+      return t;
+    }
+    return new StreamableHTTPClientTransport(new URL(resolved.url), {
+      requestInit: { headers: resolved.headers },
+    });
+  }
+
+  async function listAll(c: Client, signal?: AbortSignal): Promise<Tool[]> {
+    const all: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await c.listTools(cursor ? { cursor } : undefined, {
+        timeout: opts.callTimeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+      all.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  async function refresh(c: Client, gen: number): Promise<void> {
+    try {
+      const next = await listAll(c);
+      if (gen !== generation) return;
+      tools = next;
+      opts.onToolsChanged();
+    } catch (err) {
+      if (gen === generation) opts.onWarning(`server "${alias}": refreshing tools failed: ${messageOf(err)}`);
+    }
+  }
+
+  async function startOnce(): Promise<void> {
+    const gen = ++generation;
+    stderrTail = "";
+    status = "starting";
+    const c = new Client({ name: "neo", version: "0.1.0" }, { capabilities: {} });
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), opts.spawnTimeoutMs);
+    try {
+      const transport = await makeTransport();
+      c.onclose = () => {
+        // Only a server that was serving can die; one that exits while starting fails `connect`.
+        if (gen !== generation || status !== "ready") return;
+        status = "dead";
+        error = withStderr("the server exited");
+        opts.onWarning(`server "${alias}" died; it will be restarted on its next call (${error})`);
+      };
+      c.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh(c, gen));
+      const options = { timeout: opts.spawnTimeoutMs, signal: abort.signal };
+      await c.connect(transport, options);
+      const listed = await listAll(c, abort.signal);
+      if (gen !== generation) return;
+      client = c;
+      tools = listed;
+      status = "ready";
+      error = undefined;
+      opts.onToolsChanged();
+    } catch (err) {
+      if (gen !== generation) return;
+      status = "failed";
+      error = withStderr(
+        abort.signal.aborted ? `did not start within ${opts.spawnTimeoutMs} ms` : messageOf(err),
+      );
+      await c.close().catch(() => {});
+      opts.onWarning(`server "${alias}" failed to start and is skipped: ${error}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function start(): Promise<void> {
+    if (spec.disabled || status === "closed") return Promise.resolve();
+    starting ??= startOnce().finally(() => {
+      starting = undefined;
+    });
+    return starting;
+  }
+
+  /** Restart a dead server; concurrent callers share one attempt. */
+  async function restart(): Promise<void> {
+    if (restarts >= opts.maxRestarts) {
+      status = "failed";
+      error = `died and was restarted ${restarts} times; reload to try again`;
+      opts.onWarning(`server "${alias}" ${error}`);
+      return;
+    }
+    restarts += 1;
+    const old = client;
+    client = undefined;
+    await old?.close().catch(() => {});
+    opts.onWarning(`server "${alias}" restarting (attempt ${restarts} of ${opts.maxRestarts})`);
+    await startOnce();
+    if ((status as ServerStatus) !== "failed") return;
+    // A failed restart leaves it dead (tried again on the next call) until attempts run out.
+    if (restarts < opts.maxRestarts) {
+      status = "dead";
+      return;
+    }
+    error = `gave up after ${restarts} restart attempts (${error}); reload to try again`;
+    opts.onWarning(`server "${alias}" ${error}`);
+  }
+
+  async function ensureReady(label: string): Promise<Client> {
+    if (starting) await starting;
+    if (status === "dead") {
+      starting ??= restart().finally(() => {
+        starting = undefined;
+      });
+      await starting;
+    }
+    if (status !== "ready" || !client) {
+      throw new ToolTransportError(`server "${alias}" is ${status}: ${error ?? "not running"}`, label);
+    }
+    return client;
+  }
+
+  async function call(
+    tool: string,
+    args: Record<string, unknown>,
+    label: string,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    const c = await ensureReady(label);
+    // A controller per call, linked by one listener that is removed afterwards: the SDK never
+    // removes its own abort listener, and a turn's signal is shared by all of that turn's calls.
+    const local = signal ? new AbortController() : undefined;
+    const onAbort = () => local?.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = await c.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: opts.callTimeoutMs,
+        ...(local ? { signal: local.signal } : {}),
+      });
+      if ("content" in result && Array.isArray(result.content)) return result as CallToolResult;
+      // Pre-2024-11 servers answer `{ toolResult }`.
+      return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
+    } catch (err) {
+      if (err instanceof McpError && !isTransportCode(err.code)) {
+        // The server answered with a JSON-RPC error (bad arguments, tool failure): in-band.
+        return { content: [{ type: "text", text: `error from ${label}: ${err.message}` }], isError: true };
+      }
+      const why =
+        err instanceof McpError && err.code === ErrorCode.RequestTimeout
+          ? `timed out after ${opts.callTimeoutMs} ms`
+          : messageOf(err);
+      throw new ToolTransportError(`${label} failed: ${why}`, label, { cause: err });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function close(): Promise<void> {
+    generation += 1;
+    status = "closed";
+    const c = client;
+    client = undefined;
+    await c?.close().catch(() => {});
+  }
+
+  return {
+    alias,
+    start,
+    call,
+    tools: () => tools,
+    info: () => ({
+      alias,
+      transport: isStdio(spec) ? "stdio" : "http",
+      status,
+      toolCount: tools.length,
+      restarts,
+      ...(error ? { error } : {}),
+    }),
+    close,
+  };
+}
+
+function isTransportCode(code: number): boolean {
+  return code === ErrorCode.ConnectionClosed || code === ErrorCode.RequestTimeout;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

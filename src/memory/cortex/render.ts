@@ -1,0 +1,61 @@
+/**
+ * Rendering cortex data into system-block sections and the `memory_recall` digest. Pure.
+ */
+import { type PinnedBlock, recordLine, type ScoredRecord } from "./ranking.js";
+import type { PatternRecord, TurnRecord } from "./records.js";
+
+export interface PinnedExtras {
+  /** Who Neo is (e.g. its identity line or DID). */
+  identity?: string;
+  /** Rules that hold whatever the user or a tool says. */
+  rules?: readonly string[];
+}
+
+const bullets = (items: readonly string[]) => items.map((i) => `- ${i}`).join("\n");
+
+export function renderPinned(p: PinnedBlock, extras: PinnedExtras = {}): string {
+  const parts: string[] = [];
+  if (extras.identity) parts.push(`Identity: ${extras.identity}`);
+  if (extras.rules?.length) parts.push(`Inviolable rules:\n${bullets(extras.rules)}`);
+  if (p.constraints.length)
+    parts.push(
+      `Hard constraints (the user set these; never violate them):\n${bullets(p.constraints.map((c) => c.statement))}`,
+    );
+  if (p.profile.length)
+    parts.push(`About the user you are talking to:\n${bullets(p.profile.map((f) => f.statement))}`);
+  if (p.activeGoal) parts.push(`Open goal (set earlier): ${p.activeGoal}`);
+  return parts.join("\n\n");
+}
+
+export function renderRetrieved(records: readonly ScoredRecord[]): string {
+  if (records.length === 0) return "";
+  return `Things you remember that may be relevant:\n${bullets(records.map((s) => recordLine(s.record)))}`;
+}
+
+export function renderPattern(p: PatternRecord): string {
+  const lines = [
+    `${p.name} (seen ${p.coverage}×, strength ${p.strength.toFixed(2)}${p.strength < 0.5 ? ", candidate" : ""})`,
+    `  when: ${p.trigger}`,
+  ];
+  if (p.preconditions.length) lines.push(`  preconditions: ${p.preconditions.join("; ")}`);
+  lines.push(...p.steps.map((s, i) => `  ${i + 1}. ${s}`));
+  if (p.gotchas.length) lines.push(`  gotchas: ${p.gotchas.join("; ")}`);
+  if (p.successCriteria.length) lines.push(`  done when: ${p.successCriteria.join("; ")}`);
+  return lines.join("\n");
+}
+
+export function renderPatterns(patterns: readonly ScoredRecord<PatternRecord>[]): string {
+  if (patterns.length === 0) return "";
+  return `Procedures that worked before for this kind of goal:\n${patterns.map((p) => renderPattern(p.record)).join("\n")}`;
+}
+
+export function renderRecalled(turns: readonly TurnRecord[]): string {
+  if (turns.length === 0) return "";
+  const body = turns
+    .map(
+      (t) =>
+        `[${new Date(t.at).toISOString().slice(0, 16).replace("T", " ")}] user: ${t.user}\nNeo: ${t.assistant}`,
+    )
+    .join("\n\n");
+  return `Earlier conversations with this user that may be relevant:\n${body}`;
+}

@@ -1,0 +1,226 @@
+/**
+ * A per-user, in-process view of the cortex: records and turns plus their lexical indexes. It is a
+ * CACHE of the store, validated on every use with one GET of the user's version token; when the
+ * token changed it reads only the new tail of the append-only lists (or rebuilds if the lists were
+ * wiped), so several bot instances over one Redis stay correct.
+ */
+import type { UserKey } from "../../core/keys.js";
+import { log } from "../../core/log.js";
+import type { Store } from "../store/types.js";
+import { createLexicalIndex, type LexicalIndex } from "./lexical-index.js";
+import {
+  type ConstraintRecord,
+  type CortexRecord,
+  cortexKeys,
+  cortexRecord,
+  type GoalRecord,
+  type PatternRecord,
+  type TurnRecord,
+  turnRecord,
+  type UserFactRecord,
+} from "./records.js";
+import { normalizeStatement } from "./text.js";
+
+export interface UserView {
+  /** Latest version of every record, by id. */
+  records: Map<string, CortexRecord>;
+  /** Facts, outcomes, goals and patterns: what a fault ranks. */
+  recordIndex: LexicalIndex<CortexRecord>;
+  /** Patterns by name and trigger: what the goal is matched against. */
+  patternIndex: LexicalIndex<PatternRecord>;
+  turns: TurnRecord[];
+  /** Normalized lines of what the user said in each turn (same positions as `turns`). */
+  turnLines: string[][];
+  /** Bumped whenever anything above changes: derived data may be memoized on it. */
+  revision: number;
+  /** Turns by what the user said; payload = position in `turns`. */
+  turnIndex: LexicalIndex<number>;
+  /** Statement records (fact, user_fact, constraint) by `kind|normalized statement`, latest wins. */
+  statements: Map<string, CortexRecord>;
+  patterns: Map<string, PatternRecord>;
+  profile: Map<string, UserFactRecord>;
+  constraints: Map<string, ConstraintRecord>;
+  goals: Map<string, GoalRecord>;
+}
+
+/** Dedupe identity of a statement record. */
+export function statementKey(kind: string, statement: string): string {
+  return `${kind}|${normalizeStatement(statement)}`;
+}
+
+interface Cached extends UserView {
+  token: string | undefined;
+  recordsLen: number;
+  turnsLen: number;
+  firstRecordId: string | undefined;
+  firstTurnId: string | undefined;
+}
+
+const viewLog = log.child({ component: "cortex" });
+
+/** Text a record is found by. */
+export function searchableText(r: CortexRecord): string {
+  switch (r.kind) {
+    case "pattern":
+      return [r.name, r.trigger, ...r.preconditions, ...r.steps, ...r.gotchas, ...r.successCriteria].join(
+        " ",
+      );
+    case "outcome":
+      return r.summary;
+    default:
+      return r.statement;
+  }
+}
+
+/** The most a ranking weight can be for `r` (recency ≤ 1 times its strength factor). */
+export function weightBound(r: CortexRecord): number {
+  if (r.kind === "pattern") return 0.5 + r.strength;
+  if (r.kind === "goal" && r.status === "active") return 0;
+  return 1;
+}
+
+/** File a record version under every lookup it belongs to. */
+function index(view: UserView, r: CortexRecord): void {
+  switch (r.kind) {
+    case "user_fact":
+      view.statements.set(statementKey(r.kind, r.statement), r);
+      view.profile.set(r.id, r);
+      return;
+    case "constraint":
+      view.statements.set(statementKey(r.kind, r.statement), r);
+      view.constraints.set(r.id, r);
+      return;
+    case "fact":
+      view.statements.set(statementKey(r.kind, r.statement), r);
+      break;
+    case "goal":
+      view.goals.set(r.id, r);
+      break;
+    case "pattern":
+      view.patterns.set(r.id, r);
+      view.patternIndex.upsert(r.id, `${r.name} ${r.trigger}`, r, weightBound(r));
+      break;
+    case "outcome":
+      break;
+  }
+  view.recordIndex.upsert(r.id, searchableText(r), r, weightBound(r));
+}
+
+export interface UserViews {
+  /** The user's current view (validated against the store's version token). */
+  get(user: UserKey): Promise<UserView>;
+  /** Drop a user's cached view (after forget). */
+  evict(user: UserKey): void;
+}
+
+export function createUserViews(store: Store, maxUsers = 500): UserViews {
+  const cache = new Map<UserKey, Cached>();
+  // Concurrent reads of one user (pinned, fault, patterns, recall of one page) share one refresh.
+  const inflight = new Map<UserKey, Promise<UserView>>();
+
+  const empty = (token: string | undefined): Cached => ({
+    token,
+    records: new Map(),
+    recordIndex: createLexicalIndex(),
+    patternIndex: createLexicalIndex(),
+    turns: [],
+    turnLines: [],
+    revision: 0,
+    turnIndex: createLexicalIndex(),
+    statements: new Map(),
+    patterns: new Map(),
+    profile: new Map(),
+    constraints: new Map(),
+    goals: new Map(),
+    recordsLen: 0,
+    turnsLen: 0,
+    firstRecordId: undefined,
+    firstTurnId: undefined,
+  });
+
+  const applyRecords = (view: Cached, raw: unknown[]) => {
+    for (const item of raw) {
+      const parsed = cortexRecord.safeParse(item);
+      if (!parsed.success) {
+        viewLog.warn({ issue: parsed.error.issues[0]?.message }, "skipping an invalid cortex record");
+        continue;
+      }
+      const r = parsed.data;
+      view.firstRecordId ??= r.id;
+      view.records.set(r.id, r);
+      index(view, r);
+    }
+  };
+
+  const applyTurns = (view: Cached, raw: unknown[]) => {
+    for (const item of raw) {
+      const parsed = turnRecord.safeParse(item);
+      if (!parsed.success) {
+        viewLog.warn({ issue: parsed.error.issues[0]?.message }, "skipping an invalid turn record");
+        continue;
+      }
+      const t = parsed.data;
+      view.firstTurnId ??= t.id;
+      view.turnIndex.upsert(t.id, t.user, view.turns.length);
+      view.turns.push(t);
+      view.turnLines.push(t.user.split("\n").map(normalizeStatement));
+    }
+  };
+
+  /** True when the list still starts with the item we cached first (it was not wiped and refilled). */
+  const sameHead = async (key: string, firstId: string | undefined): Promise<boolean> => {
+    if (firstId === undefined) return true;
+    const [head] = await store.range<{ id?: unknown }>(key, 0, 0);
+    return head?.id === firstId;
+  };
+
+  async function refresh(user: UserKey): Promise<UserView> {
+    const keys = cortexKeys(user);
+    const token = await store.get<string>(keys.version);
+    const cached = cache.get(user);
+    if (cached && cached.token === token) {
+      cache.delete(user);
+      cache.set(user, cached);
+      return cached;
+    }
+    const [recordsLen, turnsLen] = await Promise.all([store.length(keys.records), store.length(keys.turns)]);
+    let view: Cached;
+    if (
+      cached &&
+      recordsLen >= cached.recordsLen &&
+      turnsLen >= cached.turnsLen &&
+      (await sameHead(keys.records, cached.firstRecordId)) &&
+      (await sameHead(keys.turns, cached.firstTurnId))
+    ) {
+      view = cached;
+    } else {
+      view = empty(token);
+    }
+    if (recordsLen > view.recordsLen)
+      applyRecords(view, await store.range(keys.records, view.recordsLen, recordsLen - 1));
+    if (turnsLen > view.turnsLen)
+      applyTurns(view, await store.range(keys.turns, view.turnsLen, turnsLen - 1));
+    view.recordsLen = recordsLen;
+    view.turnsLen = turnsLen;
+    view.token = token;
+    view.revision++;
+    cache.delete(user);
+    cache.set(user, view);
+    if (cache.size > maxUsers) cache.delete(cache.keys().next().value!);
+    return view;
+  }
+
+  return {
+    get(user) {
+      let p = inflight.get(user);
+      if (!p) {
+        p = refresh(user).finally(() => inflight.delete(user));
+        inflight.set(user, p);
+      }
+      return p;
+    },
+    evict(user) {
+      cache.delete(user);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * The memory side wired together: the MemoryPort the loop uses (fault → rendered sections for the
+ * speaker only; writeBack → record the turn and enqueue consolidation), the `memory_recall` tool
+ * delegate, and the consolidator's stats for status and metrics.
+ */
+import type { UserKey } from "../core/keys.js";
+import type { LlmClient } from "../core/llm/types.js";
+import { log } from "../core/log.js";
+import {
+  EMPTY_PAGE,
+  type FaultRequest,
+  type MemoryPage,
+  type MemoryPort,
+  type WriteBackJob,
+} from "../core/memory-port.js";
+import type { ToolCallContext, ToolResult } from "../core/tools/types.js";
+import { createPager, type Pager } from "./cortex/pager.js";
+import { DEFAULT_RECALL_TURNS, recordLine } from "./cortex/ranking.js";
+import {
+  type PinnedExtras,
+  renderPattern,
+  renderPatterns,
+  renderPinned,
+  renderRecalled,
+  renderRetrieved,
+} from "./cortex/render.js";
+import { type Store, StoreUnavailableError } from "./store/types.js";
+import { type ConsolidatorStats, createConsolidator } from "./writeback/consolidator.js";
+import { lastExchange } from "./writeback/prompt.js";
+
+export interface MemoryOptions extends PinnedExtras {
+  store: Store;
+  /** The two-model client; write-back uses the cheap role. */
+  llm: LlmClient;
+  /** Token budget of the retrieved-records section (default 1200). */
+  retrievedTokens?: number;
+  /** Token budget of the recalled-turns section (default 1500). */
+  recalledTokens?: number;
+  /** Recalled turns at most (default 16, `NEO_RECALL_TURNS`). */
+  recallTurns?: number;
+  /** Patterns shown at most (default 3). */
+  maxPatterns?: number;
+  /** Write-back queue depth (default 8). */
+  writebackDepth?: number;
+  writebackTimeoutMs?: number;
+}
+
+export interface Memory {
+  /** What the loop calls. */
+  port: MemoryPort;
+  /** The `memory_recall` tool: a digest of the calling speaker's records and profile. */
+  memoryRecall(query: string, ctx: Pick<ToolCallContext, "speaker">): Promise<ToolResult>;
+  /** `/neo memory`: what Neo remembers about `user`, as Markdown ("" = nothing). */
+  describe(user: UserKey): Promise<string>;
+  /** `/neo forget`: wipe `user`'s cortex; resolves with how many records and turns were removed. */
+  forget(user: UserKey): Promise<number>;
+  /** Direct cortex access (export, goals, constraints). */
+  pager: Pager;
+  /** Write-back queue depth, drops, and counts (status, metrics). */
+  stats(): ConsolidatorStats & { unavailable: boolean };
+  /** Resolves when every pending turn record and write-back job has finished. */
+  drained(): Promise<void>;
+}
+
+const memLog = log.child({ component: "memory" });
+
+export function createMemory(opts: MemoryOptions): Memory {
+  const { store } = opts;
+  const pager = createPager({ store });
+  const consolidator = createConsolidator({
+    llm: opts.llm,
+    pager,
+    store,
+    depth: opts.writebackDepth,
+    timeoutMs: opts.writebackTimeoutMs,
+  });
+  const pendingTurns = new Set<Promise<unknown>>();
+  let unavailable = false;
+
+  /** Log the outage once, and the recovery once. */
+  const markDown = (err?: unknown) => {
+    if (!unavailable)
+      memLog.warn(
+        { err: (err as Error | undefined)?.message },
+        "memory unavailable: the store cannot be reached",
+      );
+    unavailable = true;
+  };
+  const markUp = () => {
+    if (unavailable) memLog.info("memory available again");
+    unavailable = false;
+  };
+
+  async function fault(req: FaultRequest): Promise<MemoryPage> {
+    if (!store.healthy()) {
+      markDown();
+      return { ...EMPTY_PAGE, unavailable: true };
+    }
+    try {
+      const goal = req.activeGoal || req.query;
+      const [pinned, patterns, retrieved, recalled] = await Promise.all([
+        // The loop pins the turn's own active goal itself; only a stored open goal is added here.
+        pager.pinned(req.user),
+        pager.faultPatterns(req.user, goal, opts.maxPatterns ?? 3),
+        pager.fault(req.user, req.query, opts.retrievedTokens ?? 1200),
+        pager.recallTurns(req.user, req.query, {
+          live: req.live,
+          max: opts.recallTurns ?? DEFAULT_RECALL_TURNS,
+          tokenBudget: opts.recalledTokens ?? 1500,
+        }),
+      ]);
+      markUp();
+      const shownPatterns = new Set(patterns.map((p) => p.record.id));
+      return {
+        pinned: renderPinned(pinned, opts),
+        recalled: renderRecalled(recalled),
+        retrieved: renderRetrieved(retrieved.filter((r) => !shownPatterns.has(r.record.id))),
+        patterns: renderPatterns(patterns),
+      };
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      markDown(err);
+      return { ...EMPTY_PAGE, unavailable: true };
+    }
+  }
+
+  function writeBack(job: WriteBackJob): void {
+    const exchange = lastExchange(job.transcript);
+    if (exchange) {
+      const p = pager
+        .recordTurn(job.user, { conversation: job.conversation, ...exchange })
+        .catch((err: unknown) =>
+          memLog.warn({ err: (err as Error).message }, "could not record the turn for recall"),
+        )
+        .finally(() => pendingTurns.delete(p));
+      pendingTurns.add(p);
+    }
+    consolidator.enqueue(job);
+  }
+
+  async function digest(user: UserKey, query: string): Promise<string> {
+    const [pinned, records, patterns, turns] = await Promise.all([
+      pager.pinned(user),
+      query.trim() ? pager.fault(user, query, 2000) : recent(user),
+      pager.faultPatterns(user, query, 5),
+      pager.recallTurns(user, query, { max: 5, tokenBudget: 1200 }),
+    ]);
+    const parts: string[] = [];
+    const pinnedText = renderPinned(pinned);
+    if (pinnedText) parts.push(pinnedText);
+    const shown = new Set(patterns.map((p) => p.record.id));
+    const rest = records.filter((r) => !shown.has(r.record.id));
+    if (rest.length)
+      parts.push(
+        `Remembered${query.trim() ? ` for "${query.trim()}"` : ""}:\n${rest.map((r) => `- ${recordLine(r.record)}`).join("\n")}`,
+      );
+    if (patterns.length)
+      parts.push(`Procedures:\n${patterns.map((p) => renderPattern(p.record)).join("\n")}`);
+    if (turns.length) parts.push(renderRecalled(turns));
+    return parts.join("\n\n");
+  }
+
+  /** Without a query: the newest records, so the digest is never empty when memory is not. */
+  async function recent(user: UserKey) {
+    const all = await pager.records(user);
+    return all
+      .filter((r) => r.kind !== "user_fact" && r.kind !== "constraint")
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .slice(0, 20)
+      .map((record) => ({ record, score: 0 }));
+  }
+
+  return {
+    port: { fault, writeBack },
+    pager,
+    async memoryRecall(query, ctx) {
+      if (!store.healthy()) {
+        markDown();
+        return {
+          content: "Memory is unavailable right now (the store cannot be reached). Try again later.",
+          isError: true,
+        };
+      }
+      try {
+        const text = await digest(ctx.speaker.userKey, query);
+        return { content: text || "Nothing is remembered about this user yet.", isError: false };
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        markDown(err);
+        return {
+          content: "Memory is unavailable right now (the store cannot be reached). Try again later.",
+          isError: true,
+        };
+      }
+    },
+    describe: (user) => digest(user, ""),
+    forget: (user) => pager.forgetUser(user),
+    stats: () => ({ ...consolidator.stats(), unavailable }),
+    async drained() {
+      while (pendingTurns.size > 0) await Promise.all([...pendingTurns]);
+      await consolidator.drained();
+    },
+  };
+}

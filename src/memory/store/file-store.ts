@@ -1,0 +1,233 @@
+/**
+ * The embedded store: no server, one process. State lives in memory (a Map of encoded values and
+ * lists) and every mutation is written to an op log (file-log.ts) before it resolves, so a new
+ * instance over the same directory sees everything. Atomic operations are atomic because each one
+ * runs to completion synchronously on the event loop. Plain get/set/delete go through keyv with a
+ * small adapter over the same Map, like the Redis store.
+ */
+import { createHash } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { Keyv, type KeyvStoreAdapter } from "keyv";
+import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
+import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
+import type { Store } from "./types.js";
+
+export interface FileStoreOptions {
+  dataDir: string;
+  prefix: string;
+}
+
+type Entry = { t: "v"; s: string; e?: number } | { t: "l"; items: string[] };
+
+export class StoreTypeError extends Error {
+  readonly code = "STORE_WRONG_TYPE";
+}
+
+/** Rewrite the log once it holds this many lines more than the live state needs. */
+const COMPACT_SLACK = 10_000;
+
+export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
+  const data = new Map<string, Entry>();
+  const now = () => Date.now();
+
+  const apply = (op: LogOp): void => {
+    switch (op.o) {
+      case "set":
+        data.set(op.k, op.e === undefined ? { t: "v", s: op.v } : { t: "v", s: op.v, e: op.e });
+        break;
+      case "del":
+        data.delete(op.k);
+        break;
+      case "exp": {
+        const cur = data.get(op.k);
+        if (cur?.t === "v") cur.e = op.e;
+        break;
+      }
+      case "push": {
+        const cur = data.get(op.k);
+        if (cur?.t === "l") cur.items.push(...op.v);
+        else data.set(op.k, { t: "l", items: [...op.v] });
+        break;
+      }
+    }
+  };
+
+  const log: OpLog = openOpLog(opts.dataDir, logName(opts.prefix), apply);
+  let closed = false;
+
+  function* snapshot(): Iterable<LogOp> {
+    const t = now();
+    for (const [k, entry] of data) {
+      if (entry.t === "l") yield { o: "push", k, v: entry.items };
+      else if (entry.e === undefined) yield { o: "set", k, v: entry.s };
+      else if (entry.e > t) yield { o: "set", k, v: entry.s, e: entry.e };
+    }
+  }
+
+  const compactIfBloated = () => {
+    if (log.lines > 2 * data.size + COMPACT_SLACK) log.rewrite(snapshot());
+  };
+  compactIfBloated();
+
+  /** Mutate memory and log the op, in that order, synchronously. */
+  const commit = (op: LogOp): void => {
+    if (closed) throw new Error("file store is closed");
+    apply(op);
+    log.write(op);
+    compactIfBloated();
+  };
+
+  /** The live value entry at `key`, purging it if expired. */
+  const liveValue = (key: string): { t: "v"; s: string; e?: number } | undefined => {
+    const entry = data.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.t !== "v") throw new StoreTypeError(`key "${key}" holds a list, not a value`);
+    if (entry.e !== undefined && entry.e <= now()) {
+      commit({ o: "del", k: key });
+      return undefined;
+    }
+    return entry;
+  };
+
+  const list = (key: string): string[] | undefined => {
+    const entry = data.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.t !== "l") throw new StoreTypeError(`key "${key}" holds a value, not a list`);
+    return entry.items;
+  };
+
+  const setOp = (key: string, text: string, ttlMs?: number): LogOp =>
+    ttlMs ? { o: "set", k: key, v: text, e: now() + ttlMs } : { o: "set", k: key, v: text };
+
+  const adapter = createKeyvAdapter({
+    get: (key) => liveValue(key)?.s,
+    set: (key, text, ttlMs) => commit(setOp(key, text, ttlMs)),
+    delete: (key) => {
+      const had = data.get(key)?.t === "l" || liveValue(key) !== undefined;
+      if (had) commit({ o: "del", k: key });
+      return had;
+    },
+  });
+  const keyv = new Keyv<unknown>({
+    store: adapter,
+    useKeyPrefix: false,
+    serialize: keyvSerialize,
+    deserialize: keyvDeserialize,
+    throwOnErrors: true,
+  });
+  keyv.on("error", () => {
+    // Errors are rethrown to the caller (throwOnErrors); the listener keeps them from crashing.
+  });
+
+  return {
+    kind: "file",
+    get: async <T>(key: string) => (await keyv.get(key)) as T | undefined,
+    set: async <T>(key: string, value: T, ttlMs?: number) => {
+      await keyv.set(key, value, ttlMs);
+    },
+    delete: (key) => keyv.delete(key),
+    setIfAbsent: async <T>(key: string, value: T, ttlMs?: number) => {
+      if (data.get(key)?.t === "l" || liveValue(key) !== undefined) return false;
+      commit(setOp(key, encode(value), ttlMs));
+      return true;
+    },
+    take: async <T>(key: string) => {
+      const entry = liveValue(key);
+      if (entry === undefined) return undefined;
+      commit({ o: "del", k: key });
+      return decode<T>(entry.s);
+    },
+    renewIfEquals: async <T>(key: string, value: T, ttlMs: number) => {
+      const entry = liveValue(key);
+      if (entry === undefined || entry.s !== encode(value)) return false;
+      commit({ o: "exp", k: key, e: now() + ttlMs });
+      return true;
+    },
+    deleteIfEquals: async <T>(key: string, value: T) => {
+      const entry = liveValue(key);
+      if (entry === undefined || entry.s !== encode(value)) return false;
+      commit({ o: "del", k: key });
+      return true;
+    },
+    incr: async (key, by = 1) => {
+      const entry = liveValue(key);
+      const current = entry === undefined ? 0 : decode<unknown>(entry.s);
+      if (typeof current !== "number" || !Number.isInteger(current)) {
+        throw new StoreTypeError(`key "${key}" does not hold an integer`);
+      }
+      const next = current + by;
+      const op: LogOp =
+        entry?.e === undefined
+          ? { o: "set", k: key, v: String(next) }
+          : { o: "set", k: key, v: String(next), e: entry.e };
+      commit(op);
+      return next;
+    },
+    append: async <T>(key: string, items: readonly T[]) => {
+      const current = list(key);
+      if (items.length === 0) return current?.length ?? 0;
+      commit({ o: "push", k: key, v: items.map(encode) });
+      return list(key)!.length;
+    },
+    range: async <T>(key: string, start: number, stop: number) => {
+      const items = list(key) ?? [];
+      const n = items.length;
+      const from = Math.max(start < 0 ? n + start : start, 0);
+      const to = Math.min(stop < 0 ? n + stop : stop, n - 1);
+      return from > to ? [] : items.slice(from, to + 1).map((s) => decode<T>(s));
+    },
+    length: async (key) => list(key)?.length ?? 0,
+    keys: async (keyPrefix) => {
+      const t = now();
+      const out: string[] = [];
+      for (const [k, entry] of data) {
+        if (!k.startsWith(keyPrefix)) continue;
+        if (entry.t === "v" && entry.e !== undefined && entry.e <= t) continue;
+        out.push(k);
+      }
+      return out.sort();
+    },
+    healthy: () => !closed,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      log.close();
+    },
+  };
+}
+
+/** A file name per prefix: readable, and distinct even when sanitising collides. */
+function logName(prefix: string): string {
+  const readable = prefix.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 40) || "default";
+  const hash = createHash("sha256").update(prefix).digest("hex").slice(0, 8);
+  return `store-${readable}-${hash}`;
+}
+
+interface MapOps {
+  get(key: string): string | undefined;
+  set(key: string, text: string, ttlMs?: number): void;
+  delete(key: string): boolean;
+}
+
+/** keyv storage adapter over the in-memory map (keyv hands it already-encoded text). */
+function createKeyvAdapter(ops: MapOps): KeyvStoreAdapter {
+  const emitter = new EventEmitter();
+  const adapter: KeyvStoreAdapter = {
+    opts: { dialect: "neo-file" },
+    namespace: undefined,
+    get: async (key) => ops.get(key) as never,
+    set: async (key: string, value: unknown, ttl?: number) => {
+      if (typeof value !== "string") throw new TypeError("file store expects encoded text from keyv");
+      ops.set(key, value, ttl);
+    },
+    delete: async (key) => ops.delete(key),
+    clear: async () => {
+      throw new Error("clear() is not supported by the file store; delete keys explicitly");
+    },
+    on: (event, listener) => {
+      emitter.on(event, listener);
+      return adapter;
+    },
+  };
+  return adapter;
+}

@@ -1,0 +1,187 @@
+/**
+ * The Redis store. Plain get/set/delete go through keyv + `@keyv/redis` (namespace = prefix); the
+ * atomic operations keyv cannot express (SET NX PX, GETDEL, compare-and-renew/delete, INCR, lists,
+ * SCAN) use the same `@redis/client` connection directly, with the same JSON encoding (codec.ts).
+ *
+ * Failure policy: the client runs without an offline queue, so while Redis is unreachable every
+ * operation rejects at once with `StoreUnavailableError` (nothing fails open, nothing hangs), and
+ * `healthy()` is false. The client keeps reconnecting and the store recovers when Redis returns.
+ */
+import KeyvRedis, { createClient } from "@keyv/redis";
+import { Keyv } from "keyv";
+import { log } from "../../core/log.js";
+import { decode, encode, globEscape, keyvDeserialize, keyvSerialize } from "./codec.js";
+import { type Store, StoreUnavailableError } from "./types.js";
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Namespace for every key (e.g. `neo:`). */
+  prefix: string;
+  /** How long creation waits for the first connection before returning an unhealthy store. */
+  connectWaitMs?: number;
+}
+
+type RedisClient = ReturnType<typeof createClient>;
+
+// Compare-and-X scripts: values are compared as their exact JSON encoding.
+const RENEW_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+const DELETE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+const storeLog = log.child({ component: "store", kind: "redis" });
+
+function reconnectDelay(attempt: number): number {
+  return Math.min(100 * 2 ** attempt, 2000);
+}
+
+export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> {
+  const { prefix } = opts;
+  const client: RedisClient = createClient({
+    url: opts.url,
+    // Without an offline queue, commands issued while disconnected fail fast instead of hanging.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelay },
+  });
+  let down = false;
+  let closed = false;
+  // node-redis (and keyv) crash the process on an unhandled 'error' event; log transitions once.
+  client.on("error", (err: Error) => {
+    if (!down) storeLog.warn({ err: err.message }, "Redis unreachable; store unavailable until it returns");
+    down = true;
+  });
+  client.on("ready", () => {
+    if (down) storeLog.info("Redis reachable again; store recovered");
+    down = false;
+  });
+
+  const adapter = new KeyvRedis<unknown>(client, {
+    namespace: prefix,
+    keyPrefixSeparator: "",
+    throwOnConnectError: true,
+    throwOnErrors: true,
+  });
+  const keyv = new Keyv<unknown>({
+    store: adapter,
+    namespace: prefix,
+    useKeyPrefix: false,
+    serialize: keyvSerialize,
+    deserialize: keyvDeserialize,
+    throwOnErrors: true,
+  });
+  keyv.on("error", () => {
+    // Errors are rethrown to the caller (throwOnErrors) and translated below; the listener only
+    // keeps an emitted error from becoming an uncaught exception.
+  });
+
+  const connecting = client.connect().catch((err: unknown) => {
+    storeLog.warn({ err: (err as Error).message }, "Redis connection failed");
+  });
+  const waitMs = opts.connectWaitMs ?? 2000;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([connecting, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+  clearTimeout(timer);
+  if (!client.isReady) storeLog.warn({ url: redact(opts.url) }, "Redis not reachable at start-up; retrying");
+
+  const k = (key: string) => `${prefix}${key}`;
+
+  /** Run a command; a failure while Redis is not ready becomes StoreUnavailableError. */
+  async function run<R>(op: string, fn: () => Promise<R>): Promise<R> {
+    if (!client.isReady) throw new StoreUnavailableError(`store unavailable: Redis is unreachable (${op})`);
+    try {
+      return await fn();
+    } catch (err) {
+      if (!client.isReady || isConnectionError(err)) {
+        throw new StoreUnavailableError(`store unavailable: ${(err as Error).message} (${op})`, {
+          cause: err,
+        });
+      }
+      throw err;
+    }
+  }
+
+  return {
+    kind: "redis",
+    get: <T>(key: string) => run("get", async () => (await keyv.get(key)) as T | undefined),
+    set: <T>(key: string, value: T, ttlMs?: number) =>
+      run("set", async () => {
+        await keyv.set(key, value, ttlMs);
+      }),
+    delete: (key) => run("delete", () => keyv.delete(key)),
+    setIfAbsent: <T>(key: string, value: T, ttlMs?: number) =>
+      run("setIfAbsent", async () => {
+        const options = ttlMs
+          ? { condition: "NX" as const, expiration: { type: "PX" as const, value: ttlMs } }
+          : { condition: "NX" as const };
+        return (await client.set(k(key), encode(value), options)) === "OK";
+      }),
+    take: <T>(key: string) =>
+      run("take", async () => {
+        const raw = await client.getDel(k(key));
+        return raw === null ? undefined : decode<T>(raw);
+      }),
+    renewIfEquals: <T>(key: string, value: T, ttlMs: number) =>
+      run("renewIfEquals", async () => {
+        const res = await client.eval(RENEW_IF_EQUALS, {
+          keys: [k(key)],
+          arguments: [encode(value), String(ttlMs)],
+        });
+        return res === 1;
+      }),
+    deleteIfEquals: <T>(key: string, value: T) =>
+      run("deleteIfEquals", async () => {
+        const res = await client.eval(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
+        return res === 1;
+      }),
+    incr: (key, by = 1) => run("incr", () => client.incrBy(k(key), by)),
+    append: <T>(key: string, items: readonly T[]) =>
+      run("append", async () => {
+        if (items.length === 0) return client.lLen(k(key));
+        return client.rPush(k(key), items.map(encode));
+      }),
+    range: <T>(key: string, start: number, stop: number) =>
+      run("range", async () => (await client.lRange(k(key), start, stop)).map((s) => decode<T>(s))),
+    length: (key) => run("length", () => client.lLen(k(key))),
+    keys: (keyPrefix) =>
+      run("keys", async () => {
+        const out: string[] = [];
+        const match = `${globEscape(k(keyPrefix))}*`;
+        let cursor = "0";
+        do {
+          const page = await client.scan(cursor, { MATCH: match, COUNT: 500 });
+          cursor = String(page.cursor);
+          for (const key of page.keys) out.push(String(key).slice(prefix.length));
+        } while (cursor !== "0");
+        return [...new Set(out)].sort();
+      }),
+    healthy: () => client.isReady,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (client.isReady) await client.close();
+      else if (client.isOpen) client.destroy();
+    },
+  };
+}
+
+function isConnectionError(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; message?: string };
+  return (
+    e?.name === "ClientOfflineError" ||
+    e?.name === "SocketClosedUnexpectedlyError" ||
+    e?.name === "ClientClosedError" ||
+    e?.code === "ECONNREFUSED" ||
+    e?.code === "ECONNRESET" ||
+    /not connected|offline|closed/i.test(e?.message ?? "")
+  );
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(invalid url)";
+  }
+}

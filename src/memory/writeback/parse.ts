@@ -1,0 +1,99 @@
+/**
+ * Reading the cheap model's write-back answer: the outermost `{...}` is cut out of any prose or
+ * code fence around it, then validated with zod. Invalid items are dropped one by one; an answer
+ * with no JSON object at all yields nothing. Limits (5 facts, 5 user facts, 3 patterns, 1 outcome)
+ * are applied here so nothing beyond them can be written.
+ */
+import { z } from "zod";
+import type { OutcomeStatus, PatternSpec } from "../cortex/records.js";
+
+export const WRITEBACK_LIMITS = { facts: 5, userFacts: 5, patterns: 3 } as const;
+
+export interface WritebackExtract {
+  facts: string[];
+  userFacts: string[];
+  patterns: PatternSpec[];
+  outcome: { summary: string; status: OutcomeStatus } | null;
+}
+
+export const EMPTY_EXTRACT: WritebackExtract = { facts: [], userFacts: [], patterns: [], outcome: null };
+
+/** The outermost JSON object in `text`, or undefined when there is none that parses. */
+export function parseLooseJson(text: string): unknown {
+  const start = text.indexOf("{");
+  const end = text.lastIndexOf("}");
+  if (start < 0 || end <= start) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+const statement = z.string().trim().min(1).max(500);
+const list = z.array(z.unknown()).catch([]);
+
+const answer = z.object({
+  facts: list.default([]),
+  user_facts: list.default([]),
+  patterns: list.default([]),
+  outcome: z.unknown().optional(),
+});
+
+const strings = z
+  .array(z.unknown())
+  .catch([])
+  .transform((xs) => xs.flatMap((x) => (typeof x === "string" && x.trim() ? [x.trim()] : [])));
+
+const pattern = z.object({
+  name: statement,
+  trigger: statement,
+  preconditions: strings.default([]),
+  steps: strings.pipe(z.array(z.string()).min(1)),
+  gotchas: strings.default([]),
+  success_criteria: strings.default([]),
+});
+
+const outcome = z.object({
+  summary: statement,
+  status: z.string().transform((s, ctx): OutcomeStatus => {
+    const v = s.trim().toLowerCase();
+    if (v.startsWith("succ")) return "success";
+    if (v.startsWith("fail")) return "failure";
+    if (v.startsWith("partial")) return "partial";
+    ctx.addIssue({ code: "custom", message: `unknown outcome status "${s}"` });
+    return z.NEVER;
+  }),
+});
+
+const takeStatements = (xs: unknown[], max: number) => {
+  const out: string[] = [];
+  for (const x of xs) {
+    const ok = statement.safeParse(x);
+    if (ok.success && !out.includes(ok.data)) out.push(ok.data);
+    if (out.length >= max) break;
+  }
+  return out;
+};
+
+/** Parse a model answer into what may be written. Never throws. */
+export function parseWriteback(text: string): WritebackExtract {
+  const parsed = answer.safeParse(parseLooseJson(text));
+  if (!parsed.success) return EMPTY_EXTRACT;
+  const a = parsed.data;
+  const patterns: PatternSpec[] = [];
+  for (const p of a.patterns) {
+    const ok = pattern.safeParse(p);
+    if (!ok.success) continue;
+    const { success_criteria, ...rest } = ok.data;
+    patterns.push({ ...rest, successCriteria: success_criteria });
+    if (patterns.length >= WRITEBACK_LIMITS.patterns) break;
+  }
+  const o = outcome.safeParse(a.outcome);
+  return {
+    facts: takeStatements(a.facts, WRITEBACK_LIMITS.facts),
+    userFacts: takeStatements(a.user_facts, WRITEBACK_LIMITS.userFacts),
+    patterns,
+    outcome: o.success ? o.data : null,
+  };
+}

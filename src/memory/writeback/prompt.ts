@@ -1,0 +1,93 @@
+/**
+ * The write-back prompt and the transcript rendering the cheap model reads.
+ */
+import type { Message } from "../../core/llm/types.js";
+
+export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one conversation and decide
+what, if anything, is worth remembering for FUTURE conversations with this same user.
+
+Only the section "THE TURN TO CONSOLIDATE" is new; earlier messages are context you have already seen.
+Extract learnings from that turn only.
+
+Answer with ONE JSON object and nothing else:
+{
+  "facts": ["..."],
+  "user_facts": ["..."],
+  "patterns": [{"name": "...", "trigger": "...", "preconditions": ["..."], "steps": ["..."], "gotchas": ["..."], "success_criteria": ["..."]}],
+  "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null
+}
+
+What goes where:
+- facts: objective, durable truths about the user's environment, systems, repositories or domain.
+  Not chit-chat, not things true only for this moment, not the assistant's own opinions.
+- user_facts: durable truths about the person who spoke in the turn (their name, role, preferences,
+  how they like answers). Only about that person, never about other people in the thread.
+- patterns: reusable how-to recipes that were actually carried out (name, when to use it, preconditions,
+  the steps, gotchas met, how to tell it worked).
+- outcome: only if a concrete task was completed or failed in this turn; otherwise null.
+
+Rules:
+- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null}.
+- Copy identifiers (addresses, ids, hashes, file paths, URLs, amounts) exactly, character for character.
+- Write each fact as one short, self-contained sentence that makes sense without the conversation.
+- At most 5 facts, 5 user_facts, 3 patterns.`;
+
+const CONTEXT_CHARS = 8_000;
+const TURN_CHARS = 16_000;
+const TOOL_RESULT_CHARS = 1_500;
+
+function line(m: Message): string {
+  switch (m.role) {
+    case "user":
+      return `USER: ${m.content}`;
+    case "assistant": {
+      const calls = (m.tool_calls ?? []).map((c) => `TOOL CALL ${c.function.name}(${c.function.arguments})`);
+      return [m.content ? `NEO: ${m.content}` : "", ...calls].filter(Boolean).join("\n");
+    }
+    case "tool": {
+      const cut = m.content.length > TOOL_RESULT_CHARS;
+      return `TOOL RESULT: ${m.content.slice(0, TOOL_RESULT_CHARS)}${cut ? " …[truncated]" : ""}`;
+    }
+  }
+}
+
+const isAnswer = (m: Message | undefined): boolean => m?.role === "assistant" && !m.tool_calls?.length;
+
+/** Index where the last turn starts: just after the previous turn's final answer. */
+export function lastTurnStart(transcript: readonly Message[]): number {
+  let i = transcript.length - 1;
+  // Skip the last turn's own final answer, then walk back to the previous one.
+  while (i >= 0 && isAnswer(transcript[i])) i--;
+  for (; i >= 0; i--) if (isAnswer(transcript[i])) return i + 1;
+  return 0;
+}
+
+function tail(text: string, max: number): string {
+  return text.length > max ? `…[earlier part cut]\n${text.slice(text.length - max)}` : text;
+}
+
+/** The transcript as the cheap model reads it: earlier context, then the turn to consolidate. */
+export function renderForWriteback(transcript: readonly Message[]): string {
+  const start = lastTurnStart(transcript);
+  const context = transcript.slice(0, start).map(line).join("\n");
+  const turn = transcript.slice(start).map(line).join("\n");
+  const parts = [];
+  if (context)
+    parts.push(`=== EARLIER IN THE CONVERSATION (context only) ===\n${tail(context, CONTEXT_CHARS)}`);
+  parts.push(`=== THE TURN TO CONSOLIDATE ===\n${tail(turn, TURN_CHARS)}`);
+  return parts.join("\n\n");
+}
+
+/** The last completed exchange: the user's messages of the turn and Neo's final answer. */
+export function lastExchange(
+  transcript: readonly Message[],
+): { user: string; assistant: string } | undefined {
+  const final = transcript.at(-1);
+  if (final?.role !== "assistant" || !isAnswer(final) || !final.content?.trim()) return undefined;
+  const user = transcript
+    .slice(lastTurnStart(transcript))
+    .flatMap((m) => (m.role === "user" ? [m.content] : []))
+    .join("\n")
+    .trim();
+  return user ? { user, assistant: final.content.trim() } : undefined;
+}

@@ -1,0 +1,101 @@
+/**
+ * The one metrics registry (Prometheus text via prom-client). Modules record through `metrics`;
+ * `/metrics` renders `registry`. Label values are bounded by what the bot serves (tools, models,
+ * users it has answered), never by what a message says.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+
+const latencyBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+
+export const metrics = {
+  turns: new Counter({
+    name: "neo_turns_total",
+    help: "Turns finished, by status (answered, partial, cancelled, failed).",
+    labelNames: ["status"] as const,
+    registers: [registry],
+  }),
+  steps: new Counter({
+    name: "neo_steps_total",
+    help: "Model calls made by the loop.",
+    registers: [registry],
+  }),
+  toolCalls: new Counter({
+    name: "neo_tool_calls_total",
+    help: "Tool calls, by advertised tool name and outcome (ok, error, transport_error).",
+    labelNames: ["tool", "outcome"] as const,
+    registers: [registry],
+  }),
+  modelLatency: new Histogram({
+    name: "neo_model_latency_seconds",
+    help: "Model call latency, by model.",
+    labelNames: ["model"] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  modelTokens: new Counter({
+    name: "neo_model_tokens_total",
+    help: "Tokens by model and kind (prompt, completion).",
+    labelNames: ["model", "kind"] as const,
+    registers: [registry],
+  }),
+  userTokens: new Counter({
+    name: "neo_user_tokens_total",
+    help: "Tokens spent on behalf of each user key.",
+    labelNames: ["user"] as const,
+    registers: [registry],
+  }),
+  userCost: new Counter({
+    name: "neo_user_cost_usd_total",
+    help: "Estimated model cost in USD per user key (from NEO_*_PRICE).",
+    labelNames: ["user"] as const,
+    registers: [registry],
+  }),
+  conversationTokens: new Counter({
+    name: "neo_conversation_tokens_total",
+    help: "Tokens spent per conversation key.",
+    labelNames: ["conversation"] as const,
+    registers: [registry],
+  }),
+  compactions: new Counter({
+    name: "neo_compactions_total",
+    help: "Compactions, by reason (hard, soft, manual) and result (summary, safe_tail).",
+    labelNames: ["reason", "result"] as const,
+    registers: [registry],
+  }),
+  writebackDepth: new Gauge({
+    name: "neo_writeback_queue_depth",
+    help: "Write-back jobs waiting or running.",
+    registers: [registry],
+  }),
+  writebackDropped: new Counter({
+    name: "neo_writeback_dropped_total",
+    help: "Write-back jobs dropped because the queue (depth 8) was full.",
+    registers: [registry],
+  }),
+  approvals: new Counter({
+    name: "neo_approvals_total",
+    help: "Approvals by outcome (requested, approved, rejected, expired, cancelled, refused_cap).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  }),
+  queueWait: new Histogram({
+    name: "neo_queue_wait_seconds",
+    help: "Time an inbound message waited before its turn started.",
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+    registers: [registry],
+  }),
+  rateLimited: new Counter({
+    name: "neo_platform_rate_limited_total",
+    help: "429 responses received from a platform, by platform.",
+    labelNames: ["platform"] as const,
+    registers: [registry],
+  }),
+  inbound: new Counter({
+    name: "neo_inbound_messages_total",
+    help: "Inbound messages by platform and disposition (accepted, duplicate, ignored).",
+    labelNames: ["platform", "disposition"] as const,
+    registers: [registry],
+  }),
+};

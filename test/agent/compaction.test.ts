@@ -1,0 +1,139 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/core/agent/agent.js";
+import { COMPACTION_NOTICE } from "../../src/core/compaction/compact.js";
+import { PRESERVED_HEADING } from "../../src/core/compaction/entropy.js";
+import { compactionNumber } from "../../src/core/compaction/marker.js";
+import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
+import {
+  type ScriptedOpenAI,
+  type ScriptedRequest,
+  startScriptedOpenAI,
+} from "../support/scripted-openai.js";
+
+let ep: ScriptedOpenAI;
+afterEach(async () => {
+  await ep.close();
+});
+
+const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
+const isCompaction = (r: ScriptedRequest) => r.purpose === "compaction";
+const LONG_ASK = `and now? ${"Check the totals again. ".repeat(200)}`.trim();
+const SUMMARY =
+  "GOAL: settle the batch\nDECISIONS: pay in order\nARTIFACTS: see above\nOPEN: none\nLAST_RESULTS: fine\nNEXT: continue";
+
+/** A realistic ~280-token tool result. */
+function ledgerPage(step: number): string {
+  const rows = Array.from({ length: 12 }, (_, i) => ({
+    row: i,
+    step,
+    memo: `invoice line ${i} for batch ${step}`,
+    ok: true,
+  }));
+  return JSON.stringify({ step, rows });
+}
+
+describe("agent loop: compaction", () => {
+  it("a 25-step tool loop crosses the hard threshold and a tx hash from step 3 survives verbatim", async () => {
+    const txHash = `0x${randomBytes(32).toString("hex")}`;
+    const tools = testTools({
+      ledger_step: (a) => {
+        const step = Number(a.step);
+        const body = ledgerPage(step);
+        return { content: step === 3 ? `${body}\nsubmitted tx ${txHash}` : body, isError: false };
+      },
+    });
+    ep = await startScriptedOpenAI();
+    let step = 0;
+    ep.fallback((r) => {
+      if (isCompaction(r)) {
+        expect(r.model).toBe("mini");
+        return { text: SUMMARY }; // the scripted summarizer leaves the hash out
+      }
+      step++;
+      return step <= 25
+        ? { text: `step ${step}`, toolCalls: [{ name: "ledger_step", arguments: { step } }] }
+        : { text: "All 25 steps done." };
+    });
+    const agent = createAgent(
+      testDeps(ep, {
+        tools,
+        limits: { contextWindow: 6000, stepBudget: 40 },
+        env: { NEO_CHEAP_MODEL: "mini" },
+      }),
+    );
+    const ctx = testContext();
+    const res = await agent.chat(input("run the 25-step settlement"), ctx);
+
+    expect(res).toMatchObject({ status: "answered", steps: 26 });
+    expect(ctx.reporter.notices[0]).toBe(COMPACTION_NOTICE.hard);
+    const compactions = ctx.events.filter((e) => e.type === "compaction");
+    expect(compactions.length).toBeGreaterThanOrEqual(1);
+    expect(compactions[0]).toMatchObject({ reason: "hard" });
+    const turns = ep.requests.filter(isTurn);
+    expect(turns.map((r) => Number(/\[context: (\d+)% used\]/.exec(r.system)![1])).every((p) => p < 92)).toBe(
+      true,
+    );
+    // The last request no longer carries step 3 in its messages, only in the summary, verbatim.
+    const last = turns.at(-1)!;
+    expect(JSON.stringify(last.messages)).not.toContain(txHash);
+    expect(compactionNumber(last.system)).toBe(compactions.length);
+    expect(last.system).toContain(PRESERVED_HEADING);
+    expect(last.system).toContain(`- ${txHash}`);
+    expect(agent.state().summary).toContain(txHash);
+  });
+
+  it("falls back to the safe tail when the summarizer fails, never splitting a call from its result", async () => {
+    const tools = testTools({ dump: () => ({ content: ledgerPage(1).repeat(9), isError: false }) });
+    ep = await startScriptedOpenAI([
+      {
+        match: isTurn,
+        reply: {
+          toolCalls: [{ id: "d1", name: "dump", arguments: { path: "/srv/exports/2026/batch-17.json" } }],
+        },
+      },
+      { match: isTurn, reply: { text: "dumped" } },
+      { match: isCompaction, reply: { kind: "error", status: 500 } },
+      {
+        match: isTurn,
+        expect: (r) => {
+          expect(r.messages).toEqual([{ role: "user", content: LONG_ASK }]);
+          expect(r.system).toMatch(
+            /\[compaction 1: hard\]\nSummary unavailable: 4 earlier messages were dropped\./,
+          );
+          expect(r.system).toContain("- /srv/exports/2026/batch-17.json");
+        },
+        reply: { text: "fresh window" },
+      },
+    ]);
+    const agent = createAgent(testDeps(ep, { tools, limits: { contextWindow: 4000 } }));
+    expect((await agent.chat(input("dump the batch"), testContext())).status).toBe("answered");
+    const ctx = testContext();
+    expect(await agent.chat(input(LONG_ASK), ctx)).toMatchObject({
+      status: "answered",
+      text: "fresh window",
+    });
+    expect(ctx.reporter.notices).toEqual([COMPACTION_NOTICE.hard]);
+    expect(agent.state().working).toEqual([
+      { role: "user", content: LONG_ASK },
+      { role: "assistant", content: "fresh window" },
+    ]);
+  });
+
+  it("uses the main model to summarize when the cheap model fails, and compacts softly after an answer", async () => {
+    ep = await startScriptedOpenAI([
+      { match: isTurn, reply: { text: `Here is the list: ${"item, ".repeat(1500)}` } },
+      { match: (r) => isCompaction(r) && r.model === "mini", reply: { kind: "error", status: 503 } },
+      { match: (r) => isCompaction(r) && r.model === "main-model", reply: { text: SUMMARY } },
+    ]);
+    const agent = createAgent(
+      testDeps(ep, { limits: { contextWindow: 4000 }, env: { NEO_CHEAP_MODEL: "mini" } }),
+    );
+    const ctx = testContext();
+    expect((await agent.chat(input("list everything"), ctx)).status).toBe("answered");
+    expect(ctx.reporter.notices).toEqual([COMPACTION_NOTICE.soft]);
+    expect(ctx.reporter.says).toHaveLength(1);
+    expect(agent.state().summary).toMatch(/^\[compaction 1: soft\]\nGOAL: settle the batch/);
+    expect(ep.requests.filter(isCompaction).map((r) => r.model)).toEqual(["mini", "main-model"]);
+  });
+});

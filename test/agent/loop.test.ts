@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/core/agent/agent.js";
+import { KNOWLEDGE } from "../../src/core/agent/prompt.js";
+import { ann, input, recordingMemory, testContext, testDeps, testTools } from "../support/agent-kit.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
+
+let ep: ScriptedOpenAI;
+afterEach(async () => {
+  await ep.close();
+});
+
+describe("agent loop: answering", () => {
+  it("answers through Say with a fresh system block, records every message, then writes back", async () => {
+    const memory = recordingMemory({
+      pinned: "User prefers metric units.",
+      recalled: "",
+      retrieved: "Ann lives in Oslo.",
+      patterns: "",
+    });
+    ep = await startScriptedOpenAI([
+      {
+        expect: (r) => {
+          expect(r.system).toContain(KNOWLEDGE.slice(0, 40));
+          expect(r.system).toContain("User prefers metric units.");
+          expect(r.system).toContain("Active goal: weather in Oslo?");
+          expect(r.system).toContain("Ann lives in Oslo.");
+          expect(r.system).toMatch(/\[context: \d+% used\]$/);
+          expect(r.messages).toEqual([{ role: "user", content: "weather in Oslo?" }]);
+        },
+        reply: { text: "It is 4 °C." },
+      },
+    ]);
+    const deps = testDeps(ep, { memory });
+    const agent = createAgent(deps);
+    const ctx = testContext();
+    const res = await agent.chat(input("weather in Oslo?"), ctx);
+    expect(res).toMatchObject({ status: "answered", text: "It is 4 °C.", steps: 1, consumed: 1 });
+    expect(ctx.reporter.says).toEqual(["It is 4 °C."]);
+    expect(ctx.events.map((e) => e.type)).toEqual(["message", "message"]);
+    expect(agent.state().working).toHaveLength(2);
+    expect(memory.faults).toHaveLength(1);
+    expect(memory.faults[0]).toMatchObject({ user: ann.userKey, query: "weather in Oslo?" });
+    expect(memory.writeBacks).toHaveLength(1);
+    expect(memory.writeBacks[0]!.transcript).toHaveLength(2);
+    expect(deps.ledger.user(ann.userKey).calls).toBe(1);
+  });
+
+  it("prefixes speakers in shared threads and injects queued messages after tool results", async () => {
+    const tools = testTools({ lookup: () => ({ content: "42", isError: false }) });
+    ep = await startScriptedOpenAI([
+      { reply: { toolCalls: [{ name: "lookup", arguments: {} }] } },
+      {
+        expect: (r) => {
+          expect(r.messages[0]).toEqual({ role: "user", content: "Ann: what is x?" });
+          expect(r.messages.at(-1)).toEqual({ role: "user", content: "Bob: also y please" });
+        },
+        reply: { text: "x is 42" },
+      },
+    ]);
+    const agent = createAgent(testDeps(ep, { tools }));
+    const ctx = testContext({ shared: true });
+    ctx.inbox.push(input("also y please", { userKey: "console:local:bob", displayName: "Bob" }));
+    const res = await agent.chat(input("what is x?"), ctx);
+    expect(res).toMatchObject({ status: "answered", consumed: 2, steps: 2 });
+    expect(ctx.reporter.statuses).toEqual(["• lookup"]);
+  });
+
+  it("re-faults memory every refaultEvery steps with the user input plus the latest narration", async () => {
+    const memory = recordingMemory();
+    const tools = testTools({ step: () => ({ content: "ok", isError: false }) });
+    ep = await startScriptedOpenAI();
+    let n = 0;
+    ep.fallback(() =>
+      ++n <= 4
+        ? { text: `narration ${n}`, toolCalls: [{ name: "step", arguments: { n } }] }
+        : { text: "done" },
+    );
+    const agent = createAgent(testDeps(ep, { tools, memory, limits: { refaultEvery: 2 } }));
+    await agent.chat(input("do it"), testContext());
+    expect(memory.faults.map((f) => f.query)).toEqual(["do it", "do it\nnarration 2", "do it\nnarration 4"]);
+  });
+
+  it("keeps the transcript valid across turns (the endpoint checks the prefix on every request)", async () => {
+    ep = await startScriptedOpenAI([{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+    const agent = createAgent(testDeps(ep));
+    await agent.chat(input("first"), testContext());
+    await agent.chat(input("second"), testContext());
+    expect(ep.requests[1]!.messages.map((m) => m.content)).toEqual(["first", "one", "second"]);
+  });
+});

@@ -1,0 +1,159 @@
+/** The platform-free `/neo` layer: parsing and running against real access policy and store. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAdminCheck } from "../../src/core/access/admin.js";
+import { type AccessPolicy, createAccessPolicy } from "../../src/core/access/policy.js";
+import { parseCommand, runCommand, runConfirmed } from "../../src/core/commands/index.js";
+import type { CommandContext, CommandDeps } from "../../src/core/commands/types.js";
+import { createStore } from "../../src/memory/store/create-store.js";
+import type { Store } from "../../src/memory/store/types.js";
+
+describe("parseCommand", () => {
+  it.each([
+    ["", { name: "help" }],
+    ["help", { name: "help" }],
+    ["ASK what is  up?", { name: "ask", text: "what is  up?" }],
+    ["memory", { name: "memory" }],
+    ["reset", { name: "reset" }],
+    [
+      "reset https://x/archives/C1/p1700000000000100",
+      { name: "reset", target: "https://x/archives/C1/p1700000000000100" },
+    ],
+    ["approvals", { name: "approvals", action: "list" }],
+    ["approvals cancel apv_1", { name: "approvals", action: "cancel", id: "apv_1" }],
+    ["deny <@U1>", { name: "deny", user: "<@U1>" }],
+    ["limit <@U1> 25.5 usdc", { name: "limit", user: "<@U1>", amount: "25.5", asset: "USDC" }],
+    ["limit <@U1> 10", { name: "limit", user: "<@U1>", amount: "10" }],
+    ["dance", { name: "unknown", given: "dance" }],
+  ])("%j", (input, expected) => {
+    expect(parseCommand(input)).toEqual(expected);
+  });
+
+  it.each([
+    ["ask", "what should I answer"],
+    ["limit <@U1> ten", "plain decimal"],
+    ["limit <@U1>", "needs a user and an amount"],
+    ["deny", "exactly one user"],
+    ["status now", "takes no arguments"],
+    ["approvals cancel", "exactly one approval id"],
+  ])("%j is invalid, saying why", (input, why) => {
+    const c = parseCommand(input);
+    expect(c.name).toBe("invalid");
+    expect(c.name === "invalid" && c.message).toContain(why);
+  });
+});
+
+describe("runCommand", () => {
+  let store: Store;
+  let deps: CommandDeps;
+  let access: AccessPolicy;
+  const resets: string[] = [];
+  const caps: unknown[] = [];
+  beforeEach(async () => {
+    store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-cmd-")), prefix: "neo:" });
+    access = createAccessPolicy({ store, isAdmin: createAdminCheck(["UADMIN"]) });
+    deps = {
+      conversations: {
+        reset: async (c) => {
+          resets.push(c);
+        },
+        compact: async () => {},
+        stats: () => ({ active: 2, running: 1, queued: 3, waitingForSlot: 0 }),
+      },
+      memory: { describe: async () => "- likes tea", forget: async () => 4 },
+      tools: {
+        list: () => ({ natural: ["fs__read"], escalate: ["wallet__send"] }),
+        servers: () => [
+          { name: "fs", ok: true, tools: 1 },
+          { name: "wallet", ok: false, tools: 0, warning: "spawn failed" },
+        ],
+        reload: async () => ["wallet: spawn failed"],
+      },
+      approvals: {
+        pending: async () => [],
+        cancel: async () => ({ ok: false, reason: "unknown", message: "no such approval" }),
+      },
+      access,
+      caps: {
+        setLimit: async (...args) => {
+          caps.push(args);
+        },
+      },
+      system: {
+        models: () => ({ main: "m", cheap: "c" }),
+        store: () => ({ kind: store.kind, healthy: true }),
+      },
+    };
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  const ctx = (user: string, isAdmin: boolean): CommandContext => ({
+    caller: `slack:T1:${user}`,
+    isAdmin,
+    resolveUser: (raw) => (/^<@(U\w+)>$/.exec(raw) ? `slack:T1:${/^<@(U\w+)>$/.exec(raw)![1]}` : undefined),
+    resolveConversation: (t) => (t ? "slack:T1:C1:1.1" : undefined),
+  });
+  const text = async (input: string, c: CommandContext) => {
+    const r = await runCommand(parseCommand(input), c, deps);
+    if (r.kind !== "reply") throw new Error("expected a reply");
+    expect(r.ephemeral).toBe(true);
+    return r.text;
+  };
+
+  it("refuses admin commands to non-admins, saying why, and runs them for admins", async () => {
+    for (const cmd of [
+      "status",
+      "tools",
+      "approvals",
+      "deny <@U2>",
+      "limit <@U2> 5",
+      "compact x",
+      "reload",
+    ]) {
+      expect(await text(cmd, ctx("UANN", false))).toContain("admins only");
+    }
+    const status = await text("status", ctx("UADMIN", true));
+    expect(status).toContain("`wallet` DOWN — spawn failed");
+    expect(status).toContain("1 running, 3 queued");
+    expect(await text("tools", ctx("UADMIN", true))).toContain(
+      "*Escalate* (1, approval only): `wallet__send`",
+    );
+  });
+
+  it("deny and allow change who may use Neo; limit reaches the caps", async () => {
+    const admin = ctx("UADMIN", true);
+    expect(await text("deny <@U2>", admin)).toContain("may no longer");
+    expect(await access.isAllowed("slack:T1:U2")).toBe(false);
+    await text("allow <@U2>", admin);
+    expect(await access.isAllowed("slack:T1:U2")).toBe(true);
+    expect(await text("deny bob", admin)).toContain("can't tell who");
+    await text("limit <@U2> 25 USDC", admin);
+    expect(caps).toEqual([["slack:T1:U2", "25", "USDC", "slack:T1:UADMIN"]]);
+    expect(await text("deny <@UADMIN>", admin)).toContain("is an admin and cannot be denied");
+  });
+
+  it("help, unknown, memory, forget with confirm, reset needing a thread", async () => {
+    const ann = ctx("UANN", false);
+    expect(await text("help", ann)).not.toContain("*Admin*");
+    expect(await text("help", ctx("UADMIN", true))).toContain("*Admin*");
+    expect(await text("frobnicate", ann)).toContain("I don't know `frobnicate`");
+    expect(await text("memory", ann)).toContain("likes tea");
+    const forget = await runCommand(parseCommand("forget"), ann, deps);
+    expect(forget).toMatchObject({ kind: "reply", confirm: { action: "forget" } });
+    expect(await runConfirmed("forget", ann, deps)).toMatchObject({
+      text: expect.stringContaining("4 record(s)"),
+    });
+    expect(await text("reset", ann)).toContain("Which thread?");
+    await text("reset https://link", ann);
+    expect(resets).toEqual(["slack:T1:C1:1.1"]);
+    expect(await runCommand(parseCommand("ask hi there"), ann, deps)).toEqual({
+      kind: "ask",
+      text: "hi there",
+    });
+    expect(await text("approvals cancel apv_x", ctx("UADMIN", true))).toContain("no such approval");
+  });
+});

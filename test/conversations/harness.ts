@@ -1,0 +1,108 @@
+/**
+ * In-process Conversations over the real file store, the real loop and the gate MCP server, with
+ * an IO that records what each conversation was told.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConversations } from "../../src/core/conversations/create-conversations.js";
+import type {
+  ConversationIO,
+  ConversationLimits,
+  ConversationsService,
+  InboundMessage,
+} from "../../src/core/conversations/types.js";
+import { CONVERSATION_HEADER, requestHeaders } from "../../src/core/llm/request-headers.js";
+import { createStore } from "../../src/memory/store/create-store.js";
+import type { Store } from "../../src/memory/store/types.js";
+import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
+import type { ScriptedOpenAI, ScriptedRequest } from "../support/scripted-openai.js";
+
+export interface Told {
+  conversation: string;
+  kind: "say" | "status" | "notice" | "queued";
+  text: string;
+}
+
+export interface Harness {
+  dir: string;
+  store: Store;
+  deps: ConversationDeps;
+  told: Told[];
+  open(limits?: Partial<ConversationLimits>, instanceId?: string): Promise<ConversationsService>;
+  close(): Promise<void>;
+}
+
+export const LIMITS: ConversationLimits = {
+  maxConcurrentTurns: 4,
+  recallTurns: 16,
+  idleEvictMs: 60_000,
+  leaseMs: 5000,
+  dedupeTtlMs: 60_000,
+  sweepMs: 5000,
+};
+
+export async function createHarness(ep: ScriptedOpenAI): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "neo-conv-"));
+  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
+  const deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
+  const told: Told[] = [];
+  const opened: ConversationsService[] = [];
+  const io = (conversation: string): ConversationIO => {
+    const tell = (kind: Told["kind"]) => async (text: string) => {
+      told.push({ conversation, kind, text });
+    };
+    return {
+      reporter: { say: tell("say"), status: tell("status"), notice: tell("notice") },
+      approvals: { present: async () => undefined, update: async () => {} },
+      acknowledgeQueued: async (m) => {
+        told.push({ conversation, kind: "queued", text: m.id });
+      },
+    };
+  };
+  return {
+    dir,
+    store,
+    deps,
+    told,
+    async open(limits = {}, instanceId = "solo") {
+      const c = createConversations({
+        store,
+        newAgent: deps.newAgent,
+        io,
+        instanceId,
+        limits: { ...LIMITS, ...limits },
+      });
+      await c.start();
+      opened.push(c);
+      return c;
+    },
+    async close() {
+      for (const c of opened) await c.shutdown(1000);
+      await deps.close();
+      await store.close();
+    },
+  };
+}
+
+let seq = 0;
+export function inbound(conversation: string, text: string, who = "ann"): InboundMessage {
+  return {
+    id: `msg-${++seq}`,
+    conversation,
+    speaker: { userKey: `console:local:${who}`, displayName: who },
+    text,
+    shared: false,
+    receivedAt: Date.now(),
+  };
+}
+
+/** Requests the endpoint received for one conversation. */
+export function requestsOf(ep: ScriptedOpenAI, conversation: string): ScriptedRequest[] {
+  const header = requestHeaders({ purpose: "turn", conversation })[CONVERSATION_HEADER];
+  return ep.requests.filter((r) => r.conversation === header);
+}
+
+export function saysOf(told: Told[], conversation: string): string[] {
+  return told.filter((t) => t.conversation === conversation && t.kind === "say").map((t) => t.text);
+}

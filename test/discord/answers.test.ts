@@ -1,0 +1,109 @@
+/**
+ * DMs, long answers and pings: a DM is one conversation; a 4,500-character answer with a code block
+ * is split under 2,000 characters with the fence closed and reopened; `@everyone` in model output
+ * never pings (allowed_mentions on every message create and edit the bot makes).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type Rig, startRig } from "./support/harness.js";
+
+const body = (c: RecordedCall) => c.body as Record<string, unknown>;
+const creates = (rig: Rig, ch: string) =>
+  rig.fake.calls.filter((c) => c.method === "POST" && c.path === `/channels/${ch}/messages`);
+
+function assertNoPings(rig: Rig): number {
+  const writes = rig.fake.calls.filter(
+    (c) =>
+      (c.method === "POST" || c.method === "PATCH") &&
+      (/\/messages(\/\d+)?$/.test(c.path) || /^\/webhooks\//.test(c.path) || c.path.endsWith("/callback")),
+  );
+  for (const c of writes) {
+    const b = body(c);
+    const payload = (c.path.endsWith("/callback") ? b.data : b) as Record<string, unknown> | undefined;
+    if (c.path.endsWith("/callback") && !payload?.content) continue;
+    expect(payload?.allowed_mentions, `${c.method} ${c.path}`).toEqual({ parse: [], replied_user: false });
+  }
+  return writes.length;
+}
+
+describe("Discord: answers", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("answers a DM in the DM, as one conversation across messages", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    const dm = fake.dm(fake.alice);
+    ep.script({ reply: { text: "Hi Alice." } }, { reply: { text: "You said hello before." } });
+    await fake.say(fake.alice, dm, "hello");
+    await fake.waitForCall(
+      (c) => c.path === `/channels/${dm.id}/messages` && body(c).content === "Hi Alice.",
+      "DM answer",
+    );
+    await fake.say(fake.alice, dm, "what did I say?");
+    await fake.waitForCall(
+      (c) => c.path === `/channels/${dm.id}/messages` && body(c).content === "You said hello before.",
+      "second DM answer",
+    );
+    // One transcript: the second request carries the first exchange; DMs are not name-prefixed.
+    const users = ep.requests[1]!.messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(users).toEqual(["hello", "what did I say?"]);
+    expect(fake.calls.some((c) => c.path.endsWith("/threads"))).toBe(false);
+  });
+
+  it("splits a 4,500-character answer with a code block at 2,000 on paragraph/fence boundaries", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    const intro = `Here is the script.\n\n${"Some explanation. ".repeat(40).trim()}`;
+    const code = Array.from(
+      { length: 120 },
+      (_, i) => `echo "step ${String(i).padStart(3, "0")} of the deployment"`,
+    );
+    const answer = `${intro}\n\n\`\`\`bash\n${code.join("\n")}\n\`\`\`\n\nThat is all.`;
+    expect(answer.length).toBeGreaterThan(4500);
+    ep.script({ reply: { text: answer } });
+    const dm = fake.dm(fake.bob);
+    await fake.say(fake.bob, dm, "write me the script");
+    await fake.waitForCall(
+      (c) => c.path === `/channels/${dm.id}/messages` && String(body(c).content).includes("That is all."),
+      "last chunk",
+    );
+    const chunks = creates(rig, dm.id).map((c) => String(body(c).content));
+    expect(chunks.length).toBe(3);
+    for (const c of chunks) {
+      expect(c.length).toBeLessThanOrEqual(2000);
+      expect(c.split("\n").filter((l) => l.startsWith("```")).length % 2).toBe(0);
+    }
+    expect(chunks[0]!.startsWith("Here is the script.")).toBe(true);
+    expect(chunks[1]!.startsWith("```bash\n")).toBe(true);
+    expect(chunks[2]!.startsWith("```bash\n")).toBe(true);
+    // Every code line arrives once, in order.
+    const lines = chunks
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.startsWith("echo "));
+    expect(lines).toEqual(code);
+    // Each chunk was posted with its own nonce, enforced.
+    const nonces = creates(rig, dm.id).map((c) => body(c).nonce);
+    expect(new Set(nonces).size).toBe(3);
+    for (const c of creates(rig, dm.id)) expect(body(c).enforce_nonce).toBe(true);
+  });
+
+  it("an @everyone / @here / role / user ping in model output does not ping anyone", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    const text = `@everyone @here <@&${fake.adminRoleId}> <@${fake.bob.id}> the build is green`;
+    ep.script(
+      { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "@everyone" } }] } },
+      { reply: { text } },
+    );
+    rig.openGate("@everyone");
+    await fake.say(fake.alice, fake.channel, "ping everyone about the build", { mentionBot: true });
+    await fake.waitForCall((c) => c.method === "POST" && body(c).content === text, "the answer");
+    await fake.waitForCall((c) => c.method === "DELETE", "status removal");
+    expect(assertNoPings(rig)).toBeGreaterThanOrEqual(2);
+  });
+});

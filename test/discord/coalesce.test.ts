@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { createEditCoalescer } from "../../src/adapters/discord/coalesce.js";
+
+describe("edit coalescer", () => {
+  it("sends the first edit, merges the burst behind it into the newest, one in flight at a time", async () => {
+    const sent: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const gates: Array<() => void> = [];
+    const c = createEditCoalescer(async (_key, content) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise<void>((r) => gates.push(r));
+      sent.push(content);
+      inFlight--;
+    }, 0);
+    c.push("m1", "a");
+    c.push("m1", "b");
+    c.push("m1", "c");
+    c.push("m1", "d");
+    // Release edits as they arrive until the slot is idle.
+    const settled = c.settle("m1");
+    for (let i = 0; i < 50 && (gates.length || sent.length < 2); i++) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    await settled;
+    expect(sent).toEqual(["a", "d"]);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it("cancel drops what is pending", async () => {
+    const sent: string[] = [];
+    let release: () => void = () => {};
+    const c = createEditCoalescer(async (_k, content) => {
+      await new Promise<void>((r) => {
+        release = r;
+      });
+      sent.push(content);
+    }, 0);
+    c.push("m", "first");
+    c.push("m", "second");
+    const cancelled = c.cancel("m");
+    release();
+    await cancelled;
+    await c.settle("m");
+    expect(sent).toEqual(["first"]);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * `/neo` on Discord: every command is acknowledged at once with a deferred ephemeral reply; a
+ * non-admin is refused an admin subcommand (under `/neo` or `/neo-admin`), a Manage Server member is
+ * not; `/neo ask` shows its status in the ephemeral reply, edited in place, and answers in a follow-up.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { commandDefinitions } from "../../src/adapters/discord/index.js";
+import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type Rig, startRig } from "./support/harness.js";
+
+const body = (c: RecordedCall) => c.body as Record<string, unknown>;
+
+async function ephemeralAnswer(rig: Rig, token: string): Promise<{ ack: RecordedCall; reply: RecordedCall }> {
+  const ack = await rig.fake.waitForCall((c) => c.path.endsWith(`/${token}/callback`), "ack");
+  const reply = await rig.fake.waitForCall(
+    (c) => c.method === "PATCH" && c.path.endsWith(`/${token}/messages/@original`),
+    "reply",
+  );
+  return { ack, reply };
+}
+
+describe("Discord: /neo commands", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("refuses /neo status to a non-admin, ephemerally; a Manage Server member gets the status", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    for (const command of ["neo", "neo-admin"]) {
+      const token = await fake.slash({ user: fake.bob, command, sub: "status" });
+      const { ack, reply } = await ephemeralAnswer(rig, token);
+      expect(body(ack)).toEqual({ type: 5, data: { flags: 64 } });
+      expect(String(body(reply).content)).toMatch(/admins only/);
+    }
+    const token = await fake.slash({ user: fake.carol, command: "neo-admin", sub: "status" });
+    const { reply } = await ephemeralAnswer(rig, token);
+    expect(String(body(reply).content)).not.toMatch(/admins only/);
+    expect(String(body(reply).content)).toMatch(/gpt-test/);
+  });
+
+  it("a configured admin id (NEO_ADMIN_USER_IDS) without Manage Server may run admin subcommands", async () => {
+    rig = await startRig({ adminIds: (f) => [`discord:${f.bob.id}`] });
+    const token = await rig.fake.slash({ user: rig.fake.bob, sub: "status" });
+    const { reply } = await ephemeralAnswer(rig, token);
+    expect(String(body(reply).content)).not.toMatch(/admins only/);
+    expect(String(body(reply).content)).toMatch(/gpt-test/);
+  });
+
+  it("/neo ask: ephemeral status edited in place, the answer as a follow-up", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    ep.script(
+      { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "ask" } }] } },
+      { reply: { text: "The answer is 42." } },
+    );
+    const token = await fake.slash({
+      user: fake.alice,
+      sub: "ask",
+      options: [{ name: "text", type: 3, value: "what is the answer?" }],
+    });
+    const { ack } = await ephemeralAnswer(rig, token);
+    expect(body(ack)).toEqual({ type: 5, data: { flags: 64 } });
+    const status = await fake.waitForCall(
+      (c) =>
+        c.method === "PATCH" &&
+        c.path.endsWith(`/${token}/messages/@original`) &&
+        String(body(c).content).includes("gate__wait_for_gate"),
+      "status in the ephemeral reply",
+    );
+    rig.openGate("ask");
+    const answer = await fake.waitForCall(
+      (c) => c.method === "POST" && c.path.endsWith(`/${token}`) && body(c).content === "The answer is 42.",
+      "follow-up answer",
+    );
+    expect(answer.seq).toBeGreaterThan(status.seq);
+    // The answer is a visible follow-up, not ephemeral; no pings.
+    expect(body(answer).flags ?? 0).toBe(0);
+    expect(body(answer).allowed_mentions).toEqual({ parse: [], replied_user: false });
+    // Nothing was posted with the bot token in the channel: the turn spoke through the interaction.
+    expect(
+      fake.calls.some((c) => c.method === "POST" && c.path === `/channels/${fake.channel.id}/messages`),
+    ).toBe(false);
+    expect(ep.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "Alice: what is the answer?",
+    ]);
+  });
+
+  it("/neo forget asks to confirm with a button; pressing it wipes the caller's memory", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const token = await fake.slash({ user: fake.alice, sub: "forget" });
+    const { reply } = await ephemeralAnswer(rig, token);
+    const rows = body(reply).components as Array<{ components: Array<{ custom_id: string }> }>;
+    const customId = rows[0]!.components[0]!.custom_id;
+    expect(customId).toBe("neo:cmd:forget");
+    const original = fake.channelMessages(fake.channel.id).find((m) => m.interaction_token === token)!;
+    const click = await fake.click({ user: fake.alice, message: original, customId });
+    const confirmed = await ephemeralAnswer(rig, click);
+    expect(body(confirmed.ack)).toEqual({ type: 5, data: { flags: 64 } });
+    expect(String(body(confirmed.reply).content)).toBe("There was nothing to forget.");
+    expect(rig.forgotten).toEqual([`discord:${fake.guildId}:${fake.alice.id}`]);
+  });
+
+  it("registers /neo for everyone and /neo-admin hidden behind Manage Server", () => {
+    const [neo, admin] = commandDefinitions();
+    expect(neo!.name).toBe("neo");
+    expect(neo!.default_member_permissions).toBeUndefined();
+    expect(admin!.name).toBe("neo-admin");
+    expect(admin!.default_member_permissions).toBe(String(1n << 5n));
+    const subs = (c: Record<string, unknown>) => (c.options as Array<{ name: string }>).map((o) => o.name);
+    expect(subs(neo!)).toEqual(["help", "ask", "memory", "forget", "reset"]);
+    expect(subs(admin!)).toEqual([
+      "status",
+      "tools",
+      "approvals",
+      "allow",
+      "deny",
+      "limit",
+      "compact",
+      "reload",
+    ]);
+  });
+});

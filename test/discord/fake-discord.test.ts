@@ -1,0 +1,33 @@
+import { Events } from "discord.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDiscordClient, NEO_INTENTS } from "../../src/adapters/discord/client.js";
+import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+
+describe("fake Discord", () => {
+  let fake: FakeDiscord | undefined;
+  let destroy: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await destroy?.();
+    await fake?.close();
+  });
+
+  it("a real discord.js Client logs in: gateway from /gateway/bot, IDENTIFY with Neo's intents, READY with the guild", async () => {
+    fake = await startFakeDiscord({ heartbeatIntervalMs: 200 });
+    const client = createDiscordClient({ apiUrl: fake.apiBase });
+    destroy = () => client.destroy();
+    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+    await client.login(fake.token);
+    await ready;
+
+    expect(client.user?.id).toBe(fake.bot.id);
+    expect(client.guilds.cache.get(fake.guildId)?.channels.cache.has(fake.channel.id)).toBe(true);
+    const intents = NEO_INTENTS.reduce((a, b) => a | b, 0);
+    expect(fake.gateway.identifies).toEqual([{ intents, shard: [0, 1] }]);
+    expect(fake.calls.some((c) => c.method === "GET" && c.path === "/gateway/bot" && c.authed)).toBe(true);
+
+    // Heartbeats are acknowledged: wait until the client has measured a ping.
+    for (let i = 0; i < 100 && client.ws.ping < 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fake.gateway.heartbeats).toBeGreaterThan(0);
+    expect(client.ws.ping).toBeGreaterThanOrEqual(0);
+  });
+});

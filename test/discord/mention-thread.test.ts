@@ -1,0 +1,135 @@
+/**
+ * A mention in a channel opens a thread and is answered there: typing while the turn runs, one
+ * status line created then edited as tools run, removed when the answer lands. A follow-up in the
+ * thread needs no mention. Every message create/edit carries allowed_mentions { parse: [] }.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type Rig, startRig } from "./support/harness.js";
+
+const isCreate = (ch: string) => (c: RecordedCall) =>
+  c.method === "POST" && c.path === `/channels/${ch}/messages`;
+const body = (c: RecordedCall) => c.body as Record<string, unknown>;
+
+describe("Discord: mention → thread", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("opens a thread on the message, types, shows and edits a status line, removes it, answers there; a follow-up needs no mention", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    ep.script(
+      {
+        label: "first tool",
+        reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "one" } }] },
+      },
+      {
+        label: "second tool",
+        reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "two" } }] },
+      },
+      { label: "answer", reply: { text: "Both gates are open." } },
+    );
+    rig.openGate("two");
+    const mention = await fake.say(fake.alice, fake.channel, "open the gates please", { mentionBot: true });
+
+    const thread = await fake.waitForCall(
+      (c) => c.method === "POST" && c.path === `/channels/${fake.channel.id}/messages/${mention.id}/threads`,
+      "thread start",
+    );
+    expect(body(thread).name).toBe("open the gates please");
+    const threadId = mention.id;
+    await fake.waitForCall((c) => c.method === "POST" && c.path === `/channels/${threadId}/typing`, "typing");
+    const statusCreate = await fake.waitForCall(
+      (c) => isCreate(threadId)(c) && String(body(c).content).includes("gate__wait_for_gate"),
+      "status line",
+    );
+    // The turn is held inside the first tool call: the status line is up, no answer yet.
+    expect(fake.calls.filter(isCreate(threadId))).toHaveLength(1);
+    rig.openGate("one");
+
+    const answer = await fake.waitForCall(
+      (c) => isCreate(threadId)(c) && body(c).content === "Both gates are open.",
+      "answer",
+    );
+    const statusId = (statusCreate.response as { id: string }).id;
+    const edit = await fake.waitForCall(
+      (c) => c.method === "PATCH" && c.path === `/channels/${threadId}/messages/${statusId}`,
+      "status edit",
+    );
+    const removal = await fake.waitForCall(
+      (c) => c.method === "DELETE" && c.path === `/channels/${threadId}/messages/${statusId}`,
+      "status removal",
+    );
+    expect(edit.seq).toBeGreaterThan(statusCreate.seq);
+    expect(removal.seq).toBeGreaterThan(answer.seq);
+    // What is left in the thread: only the answer.
+    expect(fake.channelMessages(threadId).map((m) => m.content)).toEqual(["Both gates are open."]);
+    // The model saw the speaker's name and the text without the mention.
+    expect(ep.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "Alice: open the gates please",
+    ]);
+
+    // Follow-up in the thread, no mention.
+    ep.script({ label: "follow-up", reply: { text: "Still open." } });
+    const thr = fake.channelById(threadId)!;
+    await fake.say(fake.bob, thr, "are they still open?");
+    await fake.waitForCall(
+      (c) => isCreate(threadId)(c) && body(c).content === "Still open.",
+      "follow-up answer",
+    );
+    const users = ep.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => m.content);
+    expect(users.at(-1)).toBe("Bob: are they still open?");
+    // Only one thread was ever opened.
+    expect(fake.calls.filter((c) => c.path.endsWith("/threads"))).toHaveLength(1);
+
+    for (const c of fake.calls.filter(
+      (c) => ["POST", "PATCH"].includes(c.method) && c.path.includes("/messages"),
+    )) {
+      if (c.path.endsWith("/threads")) continue;
+      expect(body(c).allowed_mentions).toEqual({ parse: [], replied_user: false });
+    }
+  });
+});
+
+describe("Discord: a message while a turn runs", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("is acknowledged with a reaction and reaches the model within the running turn, never dropped", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    ep.script(
+      { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "hold" } }] } },
+      { reply: { text: "First done." } },
+    );
+    const mention = await fake.say(fake.alice, fake.channel, "start the long job", { mentionBot: true });
+    await fake.waitForCall(
+      (c) => c.method === "POST" && String(body(c).content).includes("gate__wait_for_gate"),
+      "status",
+    );
+    const thread = fake.channelById(mention.id)!;
+    const queued = await fake.say(fake.bob, thread, "and add my item too");
+    const reaction = await fake.waitForCall(
+      (c) => c.method === "PUT" && c.path.includes("/reactions/"),
+      "queued reaction",
+    );
+    expect(reaction.path).toBe(`/channels/${thread.id}/messages/${queued.id}/reactions/👀/@me`);
+    rig.openGate("hold");
+    // Injected at the next cancellation point of the running turn (after the tool result).
+    await fake.waitForCall((c) => isCreate(thread.id)(c) && body(c).content === "First done.", "answer");
+    const users = ep.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => m.content);
+    expect(users.filter((u) => u === "Bob: and add my item too")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * End-to-end rig: a real discord.js Client (inside the Discord adapter) logged in to the fake
+ * Discord; the real conversations layer, real agent loop against the scripted OpenAI endpoint, the
+ * real MCP gate server over stdio (to hold a turn mid-tool), the real approval broker and access
+ * policy, the real `/neo` command layer, and the embedded file store.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDiscordAdapter, type DiscordAdapter } from "../../../src/adapters/discord/index.js";
+import { createAdminCheck } from "../../../src/core/access/admin.js";
+import { createAccessPolicy } from "../../../src/core/access/policy.js";
+import { createAuditLog } from "../../../src/core/approvals/audit.js";
+import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
+import type { CommandDeps } from "../../../src/core/commands/index.js";
+import { createConversations } from "../../../src/core/conversations/create-conversations.js";
+import type { ConversationsService } from "../../../src/core/conversations/types.js";
+import { createStore } from "../../../src/memory/store/create-store.js";
+import type { Store } from "../../../src/memory/store/types.js";
+import {
+  type FakeDiscord,
+  type FakeDiscordOptions,
+  startFakeDiscord,
+} from "../../fakes/discord/fake-discord.js";
+import { type ConversationDeps, createConversationDeps } from "../../fixtures/conversation-deps.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";
+
+export interface Rig {
+  fake: FakeDiscord;
+  ep: ScriptedOpenAI;
+  store: Store;
+  conversations: ConversationsService;
+  broker: ApprovalBroker;
+  adapter: DiscordAdapter;
+  dir: string;
+  /** User keys whose memory `/neo forget` wiped. */
+  forgotten: string[];
+  /** A new Client and adapter (empty caches) on the same store and conversations: a restart. */
+  restartAdapter(): Promise<void>;
+  /** Let a held `gate__wait_for_gate(name)` call finish. */
+  openGate(name: string): void;
+  close(): Promise<void>;
+}
+
+export interface RigOptions {
+  fake?: FakeDiscordOptions;
+  approvalTtlMs?: number;
+  /** NEO_ADMIN_USER_IDS, built from the fake's (fresh) user ids. */
+  adminIds?: (fake: FakeDiscord) => string[];
+}
+
+export async function startRig(opts: RigOptions = {}): Promise<Rig> {
+  const dir = mkdtempSync(join(tmpdir(), "neo-discord-"));
+  const fake = await startFakeDiscord(opts.fake);
+  const ep = await startScriptedOpenAI([]);
+  let deps: ConversationDeps | undefined;
+  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
+  deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
+  const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
+  const access = createAccessPolicy({ store, isAdmin });
+  const broker = createApprovalBroker({
+    store,
+    audit: createAuditLog(store),
+    ttlMs: opts.approvalTtlMs ?? 60_000,
+    pollMs: 20,
+  });
+  let adapter: DiscordAdapter | undefined;
+  const conversations = createConversations({
+    store,
+    newAgent: deps.newAgent,
+    io: (key) => adapter!.io(key),
+    instanceId: `discord-test-${fake.appId}`,
+    limits: {
+      maxConcurrentTurns: 4,
+      recallTurns: 16,
+      idleEvictMs: 60_000,
+      leaseMs: 5000,
+      dedupeTtlMs: 60_000,
+      sweepMs: 5000,
+    },
+  });
+  const forgotten: string[] = [];
+  const commands = testCommandDeps(store, conversations, broker, access, forgotten);
+  const makeAdapter = () =>
+    createDiscordAdapter({
+      config: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiBase },
+      conversations,
+      broker,
+      access,
+      commands,
+      store,
+      editIntervalMs: 0,
+    });
+  adapter = makeAdapter();
+  await conversations.start();
+  await adapter.start();
+  const rig: Rig = {
+    fake,
+    ep,
+    store,
+    conversations,
+    broker,
+    adapter,
+    dir,
+    forgotten,
+    async restartAdapter() {
+      await adapter?.stop();
+      adapter = makeAdapter();
+      rig.adapter = adapter;
+      await adapter.start();
+    },
+    openGate: (name) => writeFileSync(join(dir, `${name}.open`), ""),
+    async close() {
+      await adapter?.stop();
+      await conversations.shutdown(1000);
+      await deps?.close();
+      await store.close();
+      await fake.close();
+      await ep.close();
+    },
+  };
+  return rig;
+}
+
+/** The `/neo` command deps over the real services; memory, tools and caps are inert here. */
+export function testCommandDeps(
+  store: Store,
+  conversations: CommandDeps["conversations"],
+  broker: ApprovalBroker,
+  access: CommandDeps["access"],
+  forgotten: string[] = [],
+): CommandDeps {
+  return {
+    conversations,
+    memory: {
+      describe: async () => "",
+      forget: async (user) => {
+        forgotten.push(user);
+        return 0;
+      },
+    },
+    tools: {
+      list: () => ({ natural: ["gate__wait_for_gate"], escalate: [] }),
+      servers: () => [],
+      reload: async () => [],
+    },
+    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    access,
+    caps: { setLimit: async () => {} },
+    system: {
+      models: () => ({ main: "gpt-test", cheap: "gpt-test" }),
+      store: () => ({ kind: store.kind, healthy: store.healthy() }),
+    },
+  };
+}
+
+/** Poll a condition (bounded) — for state that has no event to wait on. */
+export async function until(
+  label: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${label}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

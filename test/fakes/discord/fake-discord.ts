@@ -1,0 +1,315 @@
+/**
+ * A local fake Discord that a real discord.js 14 Client logs in to: REST (`rest: { api }`) plus a
+ * gateway WebSocket found through `/gateway/bot`. One guild with a text channel, an admin role with
+ * Manage Server, and three people. Tests dispatch gateway events and read the recorded REST calls.
+ */
+import { EventEmitter } from "node:events";
+import { createGateway, type FakeGateway } from "./gateway.js";
+import {
+  type ChannelPayload,
+  dmChannel,
+  type FakeMember,
+  type FakeUser,
+  guildPayload,
+  type MessagePayload,
+  member,
+  message,
+  role,
+  snowflake,
+  textChannel,
+  threadChannel,
+  user,
+} from "./payloads.js";
+import { createRestServer, type RateLimitRule, type RecordedCall, type RestState } from "./rest.js";
+
+export type { RecordedCall } from "./rest.js";
+
+/** Guilds | GuildMessages | DirectMessages | MessageContent: all a Neo bot may ask for. */
+const ALL_ALLOWED_INTENTS = 1 | (1 << 9) | (1 << 12) | (1 << 15);
+/** READY application flag: GATEWAY_MESSAGE_CONTENT enabled for this app. */
+export const FLAG_MESSAGE_CONTENT = 1 << 18;
+const MANAGE_GUILD = 1n << 5n;
+const BASIC_PERMS = (1n << 10n) | (1n << 11n) | (1n << 31n); // view, send, use application commands
+
+export interface FakeDiscordOptions {
+  /** READY `application.flags`; 0 = the message-content intent is not enabled for the app. */
+  applicationFlags?: number;
+  heartbeatIntervalMs?: number;
+}
+
+export interface InteractionOptions {
+  user: FakeUser;
+  channel?: ChannelPayload;
+  /** Defaults to the member's roles' permissions in the fake guild. */
+  permissions?: bigint;
+}
+
+export class FakeDiscord {
+  readonly token = `fake.${snowflake()}.token`;
+  readonly appId: string;
+  readonly bot: FakeUser;
+  readonly guildId = snowflake();
+  readonly adminRoleId = snowflake();
+  readonly channel: ChannelPayload;
+  readonly alice = user("alice", { globalName: "Alice" });
+  readonly bob = user("bob", { globalName: "Bob" });
+  readonly carol = user("carol", { globalName: "Carol" });
+  readonly otherBot = user("helperbot", { bot: true });
+  readonly members: Map<string, FakeMember>;
+  readonly calls: RecordedCall[] = [];
+  apiBase = "";
+  gateway!: FakeGateway;
+  private readonly events = new EventEmitter();
+  private readonly state: RestState;
+  private readonly rest: ReturnType<typeof createRestServer>;
+  private readonly options: FakeDiscordOptions;
+
+  constructor(options: FakeDiscordOptions = {}) {
+    this.options = options;
+    this.bot = user("neo", { bot: true, globalName: "Neo" });
+    this.appId = this.bot.id;
+    this.channel = textChannel(this.guildId, "general");
+    this.members = new Map([
+      [this.bot.id, member(this.bot)],
+      [this.alice.id, member(this.alice)],
+      [this.bob.id, member(this.bob)],
+      [this.carol.id, member(this.carol, [this.adminRoleId], "Carol the Admin")],
+    ]);
+    this.events.setMaxListeners(0);
+    this.state = {
+      token: this.token,
+      appId: this.appId,
+      bot: this.bot,
+      gatewayUrl: () => this.gateway.url,
+      applicationFlags: options.applicationFlags ?? FLAG_MESSAGE_CONTENT,
+      channels: new Map([[this.channel.id, this.channel]]),
+      messages: new Map(),
+      interactionChannels: new Map(),
+      calls: this.calls,
+      rateLimits: [],
+      onCall: (call) => this.events.emit("call", call),
+    };
+    this.rest = createRestServer(this.state);
+  }
+
+  async start(): Promise<this> {
+    this.apiBase = await this.rest.listen();
+    this.gateway = await createGateway({
+      token: this.token,
+      allowedIntents: ALL_ALLOWED_INTENTS,
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs ?? 41_250,
+      ready: () => ({
+        v: 10,
+        user: { ...this.bot, verified: true, mfa_enabled: false, flags: 0 },
+        guilds: [{ id: this.guildId, unavailable: true }],
+        shard: [0, 1],
+        application: { id: this.appId, flags: this.state.applicationFlags },
+        private_channels: [],
+        relationships: [],
+        presences: [],
+        guild_join_requests: [],
+        geo_ordered_rtc_regions: [],
+        user_settings: {},
+      }),
+      guildCreate: () => this.guildPayload(),
+    });
+    return this;
+  }
+
+  private guildPayload(): Record<string, unknown> {
+    const channels = [...this.state.channels.values()].filter((c) => c.guild_id === this.guildId);
+    return guildPayload({
+      id: this.guildId,
+      ownerId: this.alice.id,
+      roles: [
+        role(this.guildId, "@everyone", BASIC_PERMS, 0),
+        role(this.adminRoleId, "admins", BASIC_PERMS | MANAGE_GUILD, 1),
+      ],
+      channels,
+      members: [...this.members.values()],
+    });
+  }
+
+  /** Answer the next `times` calls matching method+path with 429 (retry after `retryAfterSec`). */
+  rateLimit(
+    method: string,
+    path: RegExp,
+    retryAfterSec: number,
+    times = 1,
+    when?: (body: unknown) => boolean,
+  ): RateLimitRule {
+    const rule: RateLimitRule = { method, path, retryAfterSec, remaining: times, ...(when ? { when } : {}) };
+    this.state.rateLimits.push(rule);
+    return rule;
+  }
+
+  set applicationFlags(flags: number) {
+    this.state.applicationFlags = flags;
+  }
+
+  channelMessages(channelId: string): MessagePayload[] {
+    return this.state.messages.get(channelId) ?? [];
+  }
+
+  channelById(id: string): ChannelPayload | undefined {
+    return this.state.channels.get(id);
+  }
+
+  /** Resolves with the first recorded call (past or future) satisfying `pred`. */
+  waitForCall(
+    pred: (c: RecordedCall) => boolean,
+    label = "REST call",
+    timeoutMs = 10_000,
+  ): Promise<RecordedCall> {
+    const found = this.calls.find(pred);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.events.off("call", on);
+        reject(
+          new Error(
+            `timed out waiting for ${label}; calls: ${this.calls.map((c) => `${c.method} ${c.path}`).join(", ")}`,
+          ),
+        );
+      }, timeoutMs);
+      const on = (c: RecordedCall): void => {
+        if (!pred(c)) return;
+        clearTimeout(timer);
+        this.events.off("call", on);
+        resolve(c);
+      };
+      this.events.on("call", on);
+    });
+  }
+
+  /** Post a guild or DM message as a person (MESSAGE_CREATE), stored so history fetches see it. */
+  async say(
+    author: FakeUser,
+    channel: ChannelPayload,
+    content: string,
+    opts: { mentionBot?: boolean; referenced?: MessagePayload; extra?: Record<string, unknown> } = {},
+  ): Promise<MessagePayload> {
+    const text = opts.mentionBot ? `<@${this.bot.id}> ${content}` : content;
+    const msg = message({
+      channel,
+      author,
+      content: text,
+      member: this.members.get(author.id),
+      mentions: opts.mentionBot ? [this.bot] : [],
+      referenced: opts.referenced,
+      extra: opts.extra,
+    });
+    this.store(channel.id, msg);
+    await this.gateway.dispatch("MESSAGE_CREATE", msg);
+    return msg;
+  }
+
+  /** Put a message in a channel's history without dispatching it (earlier conversation). */
+  store(channelId: string, msg: MessagePayload): void {
+    const list = this.state.messages.get(channelId) ?? [];
+    list.push(msg);
+    this.state.messages.set(channelId, list);
+  }
+
+  /** A DM channel between the bot and `who` (announced on first message through channel_type). */
+  dm(who: FakeUser): ChannelPayload {
+    const ch = dmChannel(who);
+    this.state.channels.set(ch.id, ch);
+    return ch;
+  }
+
+  /** A thread someone else opened in the text channel; THREAD_CREATE is dispatched. */
+  async openThread(owner: FakeUser, name: string): Promise<ChannelPayload> {
+    const th = threadChannel(this.guildId, this.channel.id, owner.id, name);
+    this.state.channels.set(th.id, th);
+    await this.gateway.dispatch("THREAD_CREATE", { ...th, newly_created: true });
+    return th;
+  }
+
+  private memberPermissions(u: FakeUser): bigint {
+    const m = this.members.get(u.id);
+    return m?.roles.includes(this.adminRoleId) ? BASIC_PERMS | MANAGE_GUILD : BASIC_PERMS;
+  }
+
+  private interactionBase(
+    type: number,
+    o: InteractionOptions,
+  ): Record<string, unknown> & { token: string; id: string } {
+    const channel = o.channel ?? this.channel;
+    const token = `itok_${snowflake()}`;
+    this.state.interactionChannels.set(token, channel.id);
+    const perms = String(o.permissions ?? this.memberPermissions(o.user));
+    const guildId = channel.guild_id as string | undefined;
+    const m = this.members.get(o.user.id);
+    return {
+      id: snowflake(),
+      application_id: this.appId,
+      type,
+      token,
+      version: 1,
+      channel_id: channel.id,
+      channel: { ...channel },
+      ...(guildId
+        ? {
+            guild_id: guildId,
+            member: { ...(m ?? member(o.user)), permissions: perms },
+            guild: { id: guildId, features: [], locale: "en-US" },
+          }
+        : { user: o.user }),
+      app_permissions: String(BASIC_PERMS),
+      locale: "en-US",
+      guild_locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: { "0": this.guildId },
+      context: guildId ? 0 : 1,
+      attachment_size_limit: 10_485_760,
+    };
+  }
+
+  /** A `/neo <sub> [options]` slash command (INTERACTION_CREATE type 2). Returns its token. */
+  async slash(
+    o: InteractionOptions & {
+      command?: string;
+      sub: string;
+      options?: Array<{ name: string; type: number; value: unknown }>;
+    },
+  ): Promise<string> {
+    const base = this.interactionBase(2, o);
+    await this.gateway.dispatch("INTERACTION_CREATE", {
+      ...base,
+      data: {
+        id: snowflake(),
+        name: o.command ?? "neo",
+        type: 1,
+        options: [{ name: o.sub, type: 1, options: o.options ?? [] }],
+      },
+    });
+    return base.token;
+  }
+
+  /** A button click on a bot message (INTERACTION_CREATE type 3). Returns its token. */
+  async click(o: InteractionOptions & { message: MessagePayload; customId: string }): Promise<string> {
+    const base = this.interactionBase(3, {
+      ...o,
+      channel: o.channel ?? this.channelById(o.message.channel_id),
+    });
+    await this.gateway.dispatch("INTERACTION_CREATE", {
+      ...base,
+      message: o.message,
+      data: { custom_id: o.customId, component_type: 2 },
+    });
+    return base.token;
+  }
+
+  async close(): Promise<void> {
+    await this.gateway.close();
+    await new Promise<void>((resolve) => {
+      this.rest.server.closeAllConnections();
+      this.rest.server.close(() => resolve());
+    });
+  }
+}
+
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  return new FakeDiscord(options).start();
+}

@@ -1,0 +1,281 @@
+/**
+ * The fake Discord REST API (node:http). Serves what a discord.js bot calls, keeps channels and
+ * messages in memory, records every call, and can answer the next matching call with a 429 carrying
+ * the headers and body `@discordjs/rest` reads to wait it out.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type ChannelPayload,
+  type FakeUser,
+  type MessagePayload,
+  snowflake,
+  threadChannel,
+} from "./payloads.js";
+import { createMessageBook, type Handler, noContent, notFound, ok, type Reply } from "./rest-messages.js";
+
+export interface RecordedCall {
+  method: string;
+  /** Path after `/api/v10`, e.g. `/channels/1/messages`. */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  /** Whether the request carried `Authorization: Bot <token>`. */
+  authed: boolean;
+  status: number;
+  /** What the fake answered (the created message, for example). */
+  response: unknown;
+  seq: number;
+}
+
+export interface RateLimitRule {
+  method: string;
+  path: RegExp;
+  retryAfterSec: number;
+  remaining: number;
+  /** Only calls whose body satisfies this are refused. */
+  when?: (body: unknown) => boolean;
+}
+
+export interface RestState {
+  token: string;
+  appId: string;
+  bot: FakeUser;
+  gatewayUrl: () => string;
+  applicationFlags: number;
+  channels: Map<string, ChannelPayload>;
+  /** Messages per channel, oldest first. */
+  messages: Map<string, MessagePayload[]>;
+  /** Interaction token -> the channel its replies land in. */
+  interactionChannels: Map<string, string>;
+  calls: RecordedCall[];
+  rateLimits: RateLimitRule[];
+  onCall: (call: RecordedCall) => void;
+}
+
+export function createRestServer(state: RestState): { server: Server; listen(): Promise<string> } {
+  const { msgs, createMessage, editMessage, deleteMessage, original } = createMessageBook(state);
+
+  const routes: Array<[string, RegExp, Handler]> = [
+    [
+      "GET",
+      /^\/gateway\/bot$/,
+      () =>
+        ok({
+          url: state.gatewayUrl(),
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+        }),
+    ],
+    ["GET", /^\/users\/@me$/, () => ok(state.bot)],
+    [
+      "GET",
+      /^\/applications\/@me$/,
+      () => ok({ id: state.appId, name: "Neo", flags: state.applicationFlags, bot: state.bot }),
+    ],
+    [
+      "GET",
+      /^\/channels\/(\d+)$/,
+      (m) => {
+        const ch = state.channels.get(m[1]!);
+        return ch ? ok(ch) : notFound("Channel");
+      },
+    ],
+    [
+      "GET",
+      /^\/channels\/(\d+)\/messages$/,
+      (m, _b, q) => {
+        const limit = Number(q.limit ?? 50);
+        let list = [...msgs(m[1]!)];
+        if (q.before) list = list.filter((x) => BigInt(x.id) < BigInt(q.before!));
+        return ok(list.reverse().slice(0, limit));
+      },
+    ],
+    [
+      "GET",
+      /^\/channels\/(\d+)\/messages\/(\d+)$/,
+      (m) => {
+        const msg = msgs(m[1]!).find((x) => x.id === m[2]);
+        return msg ? ok(msg) : notFound("Message");
+      },
+    ],
+    [
+      "POST",
+      /^\/channels\/(\d+)\/messages$/,
+      (m, b) => {
+        if (!state.channels.has(m[1]!)) return notFound("Channel");
+        return ok(createMessage(m[1]!, b));
+      },
+    ],
+    ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, (m, b) => editMessage(m[1]!, m[2]!, b)],
+    ["DELETE", /^\/channels\/(\d+)\/messages\/(\d+)$/, (m) => deleteMessage(m[1]!, m[2]!)],
+    ["POST", /^\/channels\/(\d+)\/typing$/, () => noContent],
+    ["PUT", /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/[^/]+\/@me$/, () => noContent],
+    [
+      "POST",
+      /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/,
+      (m, b) => {
+        const parent = state.channels.get(m[1]!);
+        if (!parent) return notFound("Channel");
+        if (state.channels.has(m[2]!)) {
+          return {
+            status: 400,
+            json: { message: "A thread has already been created for this message", code: 160004 },
+          };
+        }
+        // Discord gives a thread started from a message the message's id.
+        const thread = threadChannel(
+          parent.guild_id as string,
+          parent.id,
+          state.bot.id,
+          String(b.name),
+          m[2]!,
+        );
+        state.channels.set(thread.id, thread);
+        return { status: 201, json: thread };
+      },
+    ],
+    [
+      "POST",
+      /^\/interactions\/(\d+)\/([^/]+)\/callback$/,
+      (m, b) => {
+        const token = m[2]!;
+        const channelId = state.interactionChannels.get(token);
+        const data = (b.data ?? {}) as Record<string, unknown>;
+        // 4 = reply, 5 = deferred reply: both create the original response message.
+        if (channelId && (b.type === 4 || b.type === 5)) {
+          const msg = createMessage(channelId, b.type === 4 ? data : { flags: data.flags }, true);
+          msg.interaction_token = token;
+          msg.original = true;
+        }
+        return noContent;
+      },
+    ],
+    [
+      "PATCH",
+      /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/,
+      (m, b) => {
+        const { channelId, msg } = original(m[2]!);
+        return msg ? editMessage(channelId, msg.id, b) : notFound("Message");
+      },
+    ],
+    [
+      "DELETE",
+      /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/,
+      (m) => {
+        const { channelId, msg } = original(m[2]!);
+        return msg ? deleteMessage(channelId, msg.id) : notFound("Message");
+      },
+    ],
+    [
+      "POST",
+      /^\/webhooks\/(\d+)\/([^/]+)$/,
+      (m, b) => {
+        const channelId = state.interactionChannels.get(m[2]!);
+        if (!channelId) return notFound("Webhook");
+        const msg = createMessage(channelId, b, true);
+        msg.interaction_token = m[2];
+        return ok(msg);
+      },
+    ],
+    [
+      "PATCH",
+      /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(\d+)$/,
+      (m, b) => {
+        const channelId = state.interactionChannels.get(m[2]!);
+        return channelId ? editMessage(channelId, m[3]!, b) : notFound("Webhook");
+      },
+    ],
+    [
+      "PUT",
+      /^\/applications\/(\d+)(\/guilds\/\d+)?\/commands$/,
+      (_m, b) =>
+        ok(
+          (b as unknown as Array<Record<string, unknown>>).map((c) => ({
+            ...c,
+            id: snowflake(),
+            version: "1",
+          })),
+        ),
+    ],
+  ];
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(req.url ?? "/", "http://fake");
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, "");
+    const method = req.method ?? "GET";
+    const body: unknown = raw && (req.headers["content-type"] ?? "").includes("json") ? JSON.parse(raw) : raw;
+    const query = Object.fromEntries(url.searchParams);
+    const authed = req.headers.authorization === `Bot ${state.token}`;
+    const call: RecordedCall = { method, path, query, body, authed, status: 0, response: undefined, seq: 0 };
+
+    const send = (reply: Reply, headers: Record<string, string> = {}): void => {
+      call.status = reply.status;
+      call.response = reply.json;
+      call.seq = state.calls.length;
+      state.calls.push(call);
+      const payload = reply.json === undefined ? "" : JSON.stringify(reply.json);
+      res.writeHead(reply.status, {
+        ...(payload ? { "content-type": "application/json" } : {}),
+        ...headers,
+      });
+      res.end(payload);
+      state.onCall(call);
+    };
+
+    const limited = state.rateLimits.find(
+      (r) => r.method === method && r.path.test(path) && r.remaining > 0 && (r.when?.(body) ?? true),
+    );
+    if (limited) {
+      limited.remaining--;
+      send(
+        {
+          status: 429,
+          json: { message: "You are being rate limited.", retry_after: limited.retryAfterSec, global: false },
+        },
+        {
+          "retry-after": String(limited.retryAfterSec),
+          "x-ratelimit-limit": "5",
+          "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset-after": String(limited.retryAfterSec),
+          "x-ratelimit-bucket": "fake-bucket",
+          "x-ratelimit-scope": "user",
+        },
+      );
+      return;
+    }
+
+    const interactionRoute = /^\/(interactions|webhooks)\//.test(path);
+    if (!interactionRoute && !authed) {
+      send({ status: 401, json: { message: "401: Unauthorized", code: 0 } });
+      return;
+    }
+    for (const [m, re, handler] of routes) {
+      if (m !== method) continue;
+      const match = path.match(re);
+      if (match) {
+        send(handler(match, (body ?? {}) as Record<string, unknown>, query));
+        return;
+      }
+    }
+    send({ status: 404, json: { message: `fake Discord has no route ${method} ${path}`, code: 0 } });
+  }
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve) => {
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo;
+          resolve(`http://127.0.0.1:${port}/api`);
+        });
+      }),
+  };
+}

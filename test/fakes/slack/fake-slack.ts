@@ -1,0 +1,351 @@
+/**
+ * A local fake of the Slack Web API for the real @slack/web-api client (Bolt's `clientOptions.slackApiUrl`).
+ * It records every call, keeps the messages Neo posted per channel (so tests can read a thread the
+ * way a person sees it), serves users and thread replies, accepts `response_url` posts, and enforces
+ * a rate tier per method: a call beyond the tier gets 429 + Retry-After and is recorded as a violation.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
+
+export interface FakeCall {
+  method: string;
+  args: Record<string, unknown>;
+  at: number;
+  /** HTTP status the fake answered. */
+  status: number;
+}
+
+export interface FakeMessage {
+  ts: string;
+  channel: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  user: string;
+  bot_id?: string;
+}
+
+export interface FakeUser {
+  id: string;
+  name: string;
+  real_name?: string;
+  display_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_bot?: boolean;
+}
+
+/** `scope` says what the window counts: all calls of the method, or per `channel` argument. */
+export interface FakeTier {
+  limit: number;
+  windowMs: number;
+  scope: "workspace" | "channel";
+}
+
+export interface FakeSlackOptions {
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  users?: FakeUser[];
+  tiers?: Record<string, FakeTier>;
+}
+
+export interface ResponseUrlPost {
+  id: string;
+  body: Record<string, unknown>;
+}
+
+export interface FakeSlack {
+  /** Give this to the client as `slackApiUrl`. */
+  apiUrl: string;
+  /** Base for `response_url`s: `${baseUrl}/response/<id>`. */
+  baseUrl: string;
+  teamId: string;
+  botUserId: string;
+  botId: string;
+  calls: FakeCall[];
+  callsTo(method: string): FakeCall[];
+  /** Calls the fake refused because they exceeded its tier. */
+  violations(): FakeCall[];
+  responses: ResponseUrlPost[];
+  /** Messages currently visible in a channel (posted, updated, not deleted), oldest first. */
+  messages(channel: string, threadTs?: string): FakeMessage[];
+  /** Add a message written by someone else (for conversations.replies). */
+  seedMessage(m: Omit<FakeMessage, "ts"> & { ts?: string }): FakeMessage;
+  /** Answer the next `times` calls to `method` with 429 + Retry-After. */
+  inject429(method: string, times: number, retryAfterSec?: number): void;
+  /**
+   * Socket Mode: deliver an Events API envelope over the app's WebSocket (opened through
+   * `apps.connections.open`); resolves when the app acks the envelope.
+   */
+  socketSend(
+    payload: Record<string, unknown>,
+    type?: "events_api" | "slash_commands" | "interactive",
+  ): Promise<void>;
+  /** Resolves once `predicate` holds after some call (bounded by `timeoutMs`). */
+  waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseArgs(body: string, type: string | undefined): Record<string, unknown> {
+  if (type?.includes("application/json")) return body ? (JSON.parse(body) as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(body)) {
+    out[k] = (k === "blocks" || k === "attachments") && v.startsWith("[") ? JSON.parse(v) : v;
+  }
+  return out;
+}
+
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const teamId = options.teamId ?? "T0001";
+  const botUserId = options.botUserId ?? "UNEO";
+  const botId = options.botId ?? "BNEO";
+  const users = new Map((options.users ?? []).map((u) => [u.id, u]));
+  const tiers = options.tiers ?? {};
+  const calls: FakeCall[] = [];
+  const responses: ResponseUrlPost[] = [];
+  const store = new Map<string, FakeMessage[]>();
+  const injected = new Map<string, { times: number; retryAfter: number }>();
+  const waiters = new Set<() => void>();
+  let seq = 0;
+  const nextTs = () => `1700000000.${String(++seq).padStart(6, "0")}`;
+  const channelMessages = (c: string) => {
+    let list = store.get(c);
+    if (!list) {
+      list = [];
+      store.set(c, list);
+    }
+    return list;
+  };
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+
+  const overTier = (method: string, args: Record<string, unknown>, now: number): boolean => {
+    const tier = tiers[method];
+    if (!tier) return false;
+    const same = calls.filter(
+      (c) =>
+        c.method === method &&
+        c.status === 200 &&
+        c.at > now - tier.windowMs &&
+        (tier.scope === "workspace" || c.args.channel === args.channel),
+    );
+    return same.length >= tier.limit;
+  };
+
+  const handle = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+    const channel = String(args.channel ?? "");
+    switch (method) {
+      case "auth.test":
+        return {
+          ok: true,
+          url: "https://fake.slack.test/",
+          team: "Fake",
+          user: "neo",
+          team_id: teamId,
+          user_id: botUserId,
+          bot_id: botId,
+        };
+      case "chat.postMessage": {
+        if (!channel) return { ok: false, error: "channel_not_found" };
+        const text = String(args.text ?? "");
+        if (text.length > 40_000) return { ok: false, error: "msg_too_long" };
+        const blocks = args.blocks as unknown[] | undefined;
+        if (blocks && blocks.length > 50) return { ok: false, error: "invalid_blocks" };
+        const m: FakeMessage = {
+          ts: nextTs(),
+          channel,
+          text,
+          blocks,
+          user: botUserId,
+          bot_id: botId,
+          ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+        };
+        channelMessages(channel).push(m);
+        return { ok: true, channel, ts: m.ts, message: m };
+      }
+      case "chat.update": {
+        const m = channelMessages(channel).find((x) => x.ts === args.ts);
+        if (!m) return { ok: false, error: "message_not_found" };
+        if (String(args.text ?? "").length > 4000) return { ok: false, error: "msg_too_long" };
+        m.text = String(args.text ?? m.text);
+        if (args.blocks !== undefined) m.blocks = args.blocks as unknown[];
+        return { ok: true, channel, ts: m.ts, text: m.text };
+      }
+      case "chat.delete": {
+        const list = channelMessages(channel);
+        const i = list.findIndex((x) => x.ts === args.ts);
+        if (i < 0) return { ok: false, error: "message_not_found" };
+        list.splice(i, 1);
+        return { ok: true, channel, ts: args.ts };
+      }
+      case "chat.postEphemeral":
+        return { ok: true, message_ts: nextTs() };
+      case "apps.connections.open":
+        return { ok: true, url: `ws://127.0.0.1:${portOf()}/socket` };
+      case "reactions.add":
+        return { ok: true };
+      case "users.info": {
+        const u = users.get(String(args.user));
+        if (!u) return { ok: false, error: "user_not_found" };
+        return {
+          ok: true,
+          user: {
+            id: u.id,
+            team_id: teamId,
+            name: u.name,
+            real_name: u.real_name ?? u.name,
+            is_admin: u.is_admin ?? false,
+            is_owner: u.is_owner ?? false,
+            is_bot: u.is_bot ?? false,
+            profile: { display_name: u.display_name ?? "", real_name: u.real_name ?? u.name },
+          },
+        };
+      }
+      case "conversations.replies": {
+        const ts = String(args.ts);
+        const list = channelMessages(channel).filter((m) => m.ts === ts || m.thread_ts === ts);
+        return { ok: true, messages: list, has_more: false };
+      }
+      default:
+        return { ok: false, error: "unknown_method" };
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const url = req.url ?? "/";
+      if (url.startsWith("/response/")) {
+        responses.push({ id: url.slice("/response/".length), body: JSON.parse(body || "{}") });
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end("ok");
+        notify();
+        return;
+      }
+      const method = url.replace(/^\/api\//, "").split("?")[0]!;
+      const args = parseArgs(body, req.headers["content-type"]);
+      const now = Date.now();
+      const inj = injected.get(method);
+      if (inj && inj.times > 0) {
+        inj.times--;
+        calls.push({ method, args, at: now, status: 429 });
+        res.writeHead(429, { "retry-after": String(inj.retryAfter), "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: false, error: "ratelimited" }));
+        notify();
+        return;
+      }
+      if (overTier(method, args, now)) {
+        calls.push({ method, args, at: now, status: 429, ...{ violation: true } });
+        res.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: false, error: "ratelimited" }));
+        notify();
+        return;
+      }
+      const out = handle(method, args);
+      calls.push({ method, args, at: now, status: 200 });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(out));
+      notify();
+    })();
+  });
+  const wss = new WebSocketServer({ server, path: "/socket" });
+  let socket: WebSocket | null = null;
+  const acks = new Map<string, () => void>();
+  wss.on("connection", (ws) => {
+    socket = ws;
+    ws.on("message", (data) => {
+      const msg = JSON.parse(String(data)) as { envelope_id?: string };
+      if (msg.envelope_id) acks.get(msg.envelope_id)?.();
+    });
+    ws.send(
+      JSON.stringify({
+        type: "hello",
+        num_connections: 1,
+        connection_info: { app_id: "A1" },
+        debug_info: { host: "fake", approximate_connection_time: 3600 },
+      }),
+    );
+    notify();
+  });
+  let envelopeSeq = 0;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  function portOf(): number {
+    return port;
+  }
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  return {
+    apiUrl: `${baseUrl}/api/`,
+    baseUrl,
+    teamId,
+    botUserId,
+    botId,
+    calls,
+    responses,
+    callsTo: (method) => calls.filter((c) => c.method === method && c.status === 200),
+    violations: () => calls.filter((c) => (c as FakeCall & { violation?: boolean }).violation === true),
+    messages: (channel, threadTs) =>
+      channelMessages(channel).filter(
+        (m) => threadTs === undefined || m.thread_ts === threadTs || m.ts === threadTs,
+      ),
+    seedMessage: (m) => {
+      const full: FakeMessage = { ...m, ts: m.ts ?? nextTs() };
+      channelMessages(m.channel).push(full);
+      return full;
+    },
+    inject429: (method, times, retryAfterSec = 1) => {
+      injected.set(method, { times, retryAfter: retryAfterSec });
+    },
+    socketSend: (payload, type = "events_api") =>
+      new Promise<void>((resolve, reject) => {
+        if (!socket) return reject(new Error("fake slack: no Socket Mode connection"));
+        const envelope_id = `env-${++envelopeSeq}`;
+        acks.set(envelope_id, () => {
+          acks.delete(envelope_id);
+          resolve();
+        });
+        socket.send(
+          JSON.stringify({
+            envelope_id,
+            type,
+            payload,
+            accepts_response_payload: false,
+            retry_attempt: 0,
+            retry_reason: "",
+          }),
+        );
+      }),
+    waitFor: (predicate, what, timeoutMs = 15_000) =>
+      new Promise<void>((resolve, reject) => {
+        if (predicate()) return resolve();
+        const check = () => {
+          if (!predicate()) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`fake slack: timed out waiting for ${what}`));
+        }, timeoutMs);
+        waiters.add(check);
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,106 @@
+import { getEventListeners } from "node:events";
+import { afterEach, describe, expect, it } from "vitest";
+import { LlmError } from "../../src/core/llm/errors.js";
+import type { CompletionRequest } from "../../src/core/llm/types.js";
+import { createLlmForTest } from "../support/llm-for-test.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
+
+let ep: ScriptedOpenAI;
+afterEach(async () => {
+  await ep.close();
+});
+
+const req = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
+  role: "main",
+  system: "sys",
+  messages: [{ role: "user", content: "hi" }],
+  tags: { purpose: "turn", conversation: "console:local:tty:1", user: "console:local:me" },
+  ...over,
+});
+
+describe("two-model client", () => {
+  it("maps the answer, tool calls and finish reason, and records usage per conversation and user", async () => {
+    ep = await startScriptedOpenAI([
+      {
+        expect: (r) => {
+          expect(r.model).toBe("main-model");
+          expect(r.system).toBe("sys");
+          expect(r.purpose).toBe("turn");
+          expect(r.conversation).toMatch(/^[0-9a-f]{16}$/); // hashed, never the raw key
+        },
+        reply: {
+          toolCalls: [{ id: "c1", name: "a__b", arguments: "{}" }],
+          usage: { prompt: 100, completion: 20 },
+        },
+      },
+    ]);
+    const { llm, ledger } = createLlmForTest(ep, { NEO_MAIN_PRICE: "2,8" });
+    const c = await llm.complete(req());
+    expect(c).toMatchObject({ finishReason: "tool_calls", model: "main-model", content: null });
+    expect(c.toolCalls[0]!.function.name).toBe("a__b");
+    expect(ledger.conversation("console:local:tty:1")).toMatchObject({
+      calls: 1,
+      promptTokens: 100,
+      completionTokens: 20,
+    });
+    expect(ledger.user("console:local:me").calls).toBe(1);
+    expect(ledger.total().costUsd).toBeCloseTo((100 * 2 + 20 * 8) / 1_000_000, 12);
+  });
+
+  it("falls back to the main model when the cheap model fails, with one cheap attempt only", async () => {
+    ep = await startScriptedOpenAI([
+      { expect: (r) => expect(r.model).toBe("mini"), reply: { kind: "error", status: 500 } },
+      { expect: (r) => expect(r.model).toBe("main-model"), reply: { text: "summary" } },
+    ]);
+    const { llm, ledger } = createLlmForTest(ep, { NEO_CHEAP_MODEL: "mini", NEO_LLM_MAX_RETRIES: "2" });
+    const c = await llm.complete(req({ role: "cheap", tags: { purpose: "compaction" } }));
+    expect([c.content, c.model]).toEqual(["summary", "main-model"]);
+    expect(ep.requests.map((r) => r.model)).toEqual(["mini", "main-model"]);
+    expect(ledger.byModel().get("main-model")?.calls).toBe(1);
+  });
+
+  it("gives a tool call sent with an empty id a unique id, so its result can be paired", async () => {
+    ep = await startScriptedOpenAI([{ reply: { toolCalls: [{ id: "", name: "a", arguments: "{}" }] } }]);
+    const { llm } = createLlmForTest(ep);
+    expect((await llm.complete(req())).toolCalls[0]!.id).toMatch(/^call_[0-9a-f-]{36}$/);
+  });
+
+  it("uses the main model for the cheap role when no cheap model is configured", async () => {
+    ep = await startScriptedOpenAI([
+      { expect: (r) => expect(r.model).toBe("main-model"), reply: { text: "x" } },
+    ]);
+    const { llm } = createLlmForTest(ep);
+    expect((await llm.complete(req({ role: "cheap" }))).model).toBe("main-model");
+  });
+
+  it("lets the SDK retry 429 exactly NEO_LLM_MAX_RETRIES times, then throws a coded LlmError", async () => {
+    const busy = { kind: "error" as const, status: 429, retryAfterMs: 1 };
+    ep = await startScriptedOpenAI([{ reply: busy }, { reply: busy }, { reply: busy }]);
+    const { llm, ledger } = createLlmForTest(ep, { NEO_LLM_MAX_RETRIES: "2" });
+    const err = await llm.complete(req()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmError);
+    expect((err as LlmError).code).toBe("LLM_RATE_LIMITED");
+    expect(ep.requests).toHaveLength(3);
+    expect(ledger.total().calls).toBe(0);
+  });
+
+  it("leaves no abort listener on the caller's signal after a call (a turn reuses it for every step)", async () => {
+    ep = await startScriptedOpenAI([{ reply: { text: "a" } }, { reply: { text: "b" } }]);
+    const { llm } = createLlmForTest(ep);
+    const signal = new AbortController().signal;
+    await llm.complete(req({ signal, tags: { purpose: "compaction" } }));
+    await llm.complete(req({ signal, tags: { purpose: "compaction" } }));
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("cancels the in-flight request when the signal aborts", async () => {
+    ep = await startScriptedOpenAI([{ reply: { kind: "hang" } }]);
+    const { llm } = createLlmForTest(ep);
+    const ac = new AbortController();
+    const pending = llm.complete(req({ signal: ac.signal })).catch((e: unknown) => e);
+    await ep.waitForRequest(1);
+    ac.abort();
+    expect(((await pending) as LlmError).code).toBe("LLM_ABORTED");
+    await ep.waitForAbort(1);
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The Store contract, one suite run against both implementations.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/memory/store/types.js";
+import { until } from "./support/redis-server.js";
+import { BACKENDS, type Backend } from "./support/stores.js";
+
+for (const { name, factory, skip } of BACKENDS) {
+  describe.skipIf(skip)(`Store contract: ${name}`, () => {
+    let backend: Backend;
+    let store: Store;
+    const open = async (test: string) => {
+      backend = factory(test);
+      store = await backend.open();
+      return store;
+    };
+    afterEach(async () => {
+      await backend.cleanup();
+    });
+
+    it("gets, sets and deletes JSON values (copies, not references)", async () => {
+      await open("basic");
+      expect(await store.get("missing")).toBeUndefined();
+      const value = { a: 1, nested: { list: ["x", ":colon", ""] }, n: null };
+      await store.set("k", value);
+      value.a = 2;
+      expect(await store.get("k")).toEqual({ a: 1, nested: { list: ["x", ":colon", ""] }, n: null });
+      await store.set("s", "plain string");
+      expect(await store.get<string>("s")).toBe("plain string");
+      expect(await store.delete("k")).toBe(true);
+      expect(await store.delete("k")).toBe(false);
+      expect(await store.get("k")).toBeUndefined();
+    });
+
+    it("expires values after their TTL, and set without TTL clears it", async () => {
+      await open("ttl");
+      await store.set("short", 1, 40);
+      await store.set("long", 2, 60_000);
+      await store.set("cleared", 3, 40);
+      await store.set("cleared", 4);
+      await until(async () => (await store.get("short")) === undefined);
+      expect(await store.get("long")).toBe(2);
+      expect(await store.get("cleared")).toBe(4);
+      expect(await store.keys("")).not.toContain("short");
+    });
+
+    it("setIfAbsent: of 50 concurrent callers exactly one wins; an expired key is absent", async () => {
+      await open("nx");
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.setIfAbsent("lock", `owner-${i}`)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect(await store.get("lock")).toBe(`owner-${winner}`);
+      expect(await store.setIfAbsent("lease", "a", 40)).toBe(true);
+      await until(async () => (await store.get("lease")) === undefined);
+      expect(await store.setIfAbsent("lease", "b", 1000)).toBe(true);
+      expect(await store.get("lease")).toBe("b");
+    });
+
+    it("take: of 50 concurrent callers exactly one gets the value", async () => {
+      await open("take");
+      await store.set("approval", { plan: "p1", amount: 5 });
+      const got = await Promise.all(Array.from({ length: 50 }, () => store.take("approval")));
+      expect(got.filter((g) => g !== undefined)).toEqual([{ plan: "p1", amount: 5 }]);
+      expect(await store.get("approval")).toBeUndefined();
+      expect(await store.take("approval")).toBeUndefined();
+    });
+
+    it("renewIfEquals and deleteIfEquals act only while the key holds the value", async () => {
+      await open("cas");
+      await store.set("lease", { token: "t1" }, 1000);
+      expect(await store.renewIfEquals("lease", { token: "other" }, 60_000)).toBe(false);
+      expect(await store.renewIfEquals("lease", { token: "t1" }, 60_000)).toBe(true);
+      // The probe outlives the lease's original TTL: once it has expired, only a renewal kept the lease.
+      await store.set("probe", 1, 1000);
+      await until(async () => (await store.get("probe")) === undefined);
+      expect(await store.get("lease")).toEqual({ token: "t1" });
+      expect(await store.deleteIfEquals("lease", { token: "other" })).toBe(false);
+      expect(await store.deleteIfEquals("lease", { token: "t1" })).toBe(true);
+      expect(await store.get("lease")).toBeUndefined();
+      expect(await store.renewIfEquals("lease", { token: "t1" }, 1000)).toBe(false);
+      const renewals = await Promise.all(
+        Array.from({ length: 20 }, () => store.deleteIfEquals("lease", { token: "t1" })),
+      );
+      expect(renewals.every((r) => r === false)).toBe(true);
+    });
+
+    it("incr is atomic under concurrency", async () => {
+      await open("incr");
+      const values = await Promise.all(Array.from({ length: 50 }, () => store.incr("counter")));
+      expect(new Set(values).size).toBe(50);
+      expect(Math.max(...values)).toBe(50);
+      expect(await store.incr("counter", 10)).toBe(60);
+      expect(await store.get("counter")).toBe(60);
+    });
+
+    it("lists append, range with negative indexes, and report length", async () => {
+      await open("lists");
+      expect(await store.length("events")).toBe(0);
+      expect(await store.range("events", 0, -1)).toEqual([]);
+      expect(await store.append("events", [{ n: 1 }, { n: 2 }])).toBe(2);
+      expect(await store.append("events", [])).toBe(2);
+      expect(await store.append("events", [{ n: 3 }])).toBe(3);
+      expect(await store.range("events", 0, -1)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      expect(await store.range("events", -2, -1)).toEqual([{ n: 2 }, { n: 3 }]);
+      expect(await store.range("events", 1, 1)).toEqual([{ n: 2 }]);
+      expect(await store.range("events", 5, 10)).toEqual([]);
+      expect(await store.length("events")).toBe(3);
+      const lens = await Promise.all(Array.from({ length: 30 }, (_, i) => store.append("c", [i])));
+      expect(new Set(lens).size).toBe(30);
+      expect((await store.range<number>("c", 0, -1)).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i),
+      );
+      expect(await store.delete("events")).toBe(true);
+      expect(await store.length("events")).toBe(0);
+    });
+
+    it("keys(prefix) lists unprefixed keys literally (glob characters are not patterns)", async () => {
+      await open("keys");
+      await store.set("conv:a*:1", 1);
+      await store.set("conv:ab:2", 2);
+      await store.append("conv:a*:list", ["x"]);
+      await store.set("other", 3);
+      expect(await store.keys("conv:a*")).toEqual(["conv:a*:1", "conv:a*:list"]);
+      expect(await store.keys("conv:")).toEqual(["conv:a*:1", "conv:a*:list", "conv:ab:2"]);
+      expect(await store.keys("nothing")).toEqual([]);
+    });
+
+    it("a new instance over the same data sees everything (restart)", async () => {
+      await open("restart");
+      await store.set("v", { x: 1 });
+      await store.set("ttl", "kept", 60_000);
+      await store.append("l", [1, 2]);
+      await store.append("l", [3]);
+      await store.incr("n", 7);
+      await store.set("gone", 1);
+      await store.delete("gone");
+      await store.take("nothing");
+      await store.close();
+      const again = await backend.open();
+      expect(await again.get("v")).toEqual({ x: 1 });
+      expect(await again.get("ttl")).toBe("kept");
+      expect(await again.range("l", 0, -1)).toEqual([1, 2, 3]);
+      expect(await again.incr("n")).toBe(8);
+      expect(await again.get("gone")).toBeUndefined();
+      expect(again.healthy()).toBe(true);
+      store = again;
+    });
+
+    it("rejects values that cannot be stored with a clear error and keeps the old value", async () => {
+      await open("bad");
+      await store.set("k", 1);
+      await expect(store.set("k", undefined)).rejects.toThrow(/JSON/);
+      await expect(store.setIfAbsent("k2", undefined)).rejects.toThrow(/JSON/);
+      expect(await store.get("k")).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * What only the embedded file store must guarantee: a SIGKILLed process loses nothing that
+ * resolved, a torn last line is cut off rather than corrupting the log, one owner per data dir,
+ * and the log is compacted without losing state.
+ */
+import { spawn } from "node:child_process";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/memory/store/create-store.js";
+import type { Store } from "../../src/memory/store/types.js";
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "neo-file-store-"));
+  dirs.push(d);
+  return d;
+}
+async function open(dir: string): Promise<Store> {
+  const s = await createStore({ dataDir: dir, prefix: "neo:" });
+  stores.push(s);
+  return s;
+}
+const logFile = (dir: string) => join(dir, readdirSync(dir).find((f) => f.endsWith(".log"))!);
+
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("file store durability", () => {
+  it("keeps everything a SIGKILLed process wrote, and takes over its stale lock", async () => {
+    const dir = tempDir();
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(import.meta.dirname, "fixtures/file-store-writer.ts"), dir],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        if (d.toString().includes("written")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`writer exited (${code}) before writing: ${err}`)));
+    });
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGKILL");
+    await exited;
+
+    const store = await open(dir);
+    expect(await store.get("before-kill")).toEqual({ ok: true });
+    expect(await store.range("list", 0, -1)).toEqual([1, 2, 3]);
+    expect(await store.incr("counter")).toBe(6);
+    expect(await store.setIfAbsent("lock", "parent")).toBe(false);
+  });
+
+  it("cuts off a torn final line and keeps appending cleanly after it", async () => {
+    const dir = tempDir();
+    const first = await open(dir);
+    await first.set("a", 1);
+    await first.append("l", ["x"]);
+    await first.close();
+    appendFileSync(logFile(dir), '{"o":"set","k":"b","v":"2"'); // killed mid-write
+    const second = await open(dir);
+    expect(await second.get("a")).toBe(1);
+    expect(await second.get("b")).toBeUndefined();
+    await second.append("l", ["y"]);
+    await second.close();
+    const third = await open(dir);
+    expect(await third.range("l", 0, -1)).toEqual(["x", "y"]);
+  });
+
+  it("refuses a corrupt middle line with an error naming the file and line, and changes nothing", async () => {
+    const dir = tempDir();
+    const first = await open(dir);
+    await first.set("a", 1);
+    await first.close();
+    const path = logFile(dir);
+    const good = readFileSync(path, "utf8");
+    writeFileSync(path, `${good}garbage\n${good}`);
+    await expect(createStore({ dataDir: dir, prefix: "neo:" })).rejects.toThrow(/line 2 is not valid JSON/);
+    expect(readFileSync(path, "utf8")).toBe(`${good}garbage\n${good}`);
+  });
+
+  it("allows one open store per data dir and prefix in a process", async () => {
+    const dir = tempDir();
+    await open(dir);
+    await expect(createStore({ dataDir: dir, prefix: "neo:" })).rejects.toThrow(/already open/);
+    const other = await createStore({ dataDir: dir, prefix: "other:" });
+    stores.push(other);
+    expect(other.healthy()).toBe(true);
+  });
+
+  it("compacts a bloated log without losing state", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    for (let i = 0; i < 12_000; i++) await store.set("hot", i);
+    await store.append("l", ["kept"]);
+    const lines = readFileSync(logFile(dir), "utf8").trim().split("\n").length;
+    expect(lines).toBeLessThan(12_000);
+    await store.close();
+    const again = await open(dir);
+    expect(await again.get("hot")).toBe(11_999);
+    expect(await again.range("l", 0, -1)).toEqual(["kept"]);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Loose parsing of the cheap model's write-back answer.
+ */
+import { describe, expect, it } from "vitest";
+import { EMPTY_EXTRACT, parseLooseJson, parseWriteback } from "../../src/memory/writeback/parse.js";
+import { lastExchange, renderForWriteback } from "../../src/memory/writeback/prompt.js";
+
+const full = {
+  facts: ["The repo uses pnpm workspaces."],
+  user_facts: ["The user's name is Ana."],
+  patterns: [
+    {
+      name: "Release a package",
+      trigger: "user asks to publish a release",
+      preconditions: ["clean tree"],
+      steps: ["bump version", "tag", "publish"],
+      gotchas: [],
+      success_criteria: ["package visible on the registry"],
+    },
+  ],
+  outcome: { summary: "Published v1.2.0", status: "success" },
+};
+
+describe("parseWriteback", () => {
+  it("reads an object out of a code fence", () => {
+    const out = parseWriteback(`\`\`\`json\n${JSON.stringify(full, null, 2)}\n\`\`\``);
+    expect(out).toEqual({
+      facts: ["The repo uses pnpm workspaces."],
+      userFacts: ["The user's name is Ana."],
+      patterns: [
+        {
+          name: "Release a package",
+          trigger: "user asks to publish a release",
+          preconditions: ["clean tree"],
+          steps: ["bump version", "tag", "publish"],
+          gotchas: [],
+          successCriteria: ["package visible on the registry"],
+        },
+      ],
+      outcome: { summary: "Published v1.2.0", status: "success" },
+    });
+  });
+
+  it("reads an object surrounded by prose", () => {
+    const out = parseWriteback(`Sure! Here is the result:\n${JSON.stringify(full)}\nHope that helps.`);
+    expect(out.facts).toEqual(["The repo uses pnpm workspaces."]);
+    expect(out.outcome?.status).toBe("success");
+  });
+
+  it("yields nothing for garbage, empty answers and non-objects, without throwing", () => {
+    for (const text of ["", "no json here", "{not json}", "[1,2,3]", "null", "{", "}{", '"facts"']) {
+      expect(parseWriteback(text)).toEqual(EMPTY_EXTRACT);
+    }
+    expect(parseLooseJson("prose {broken: } more")).toBeUndefined();
+  });
+
+  it("accepts the seed's empty answer without user_facts", () => {
+    expect(parseWriteback('{"facts": [], "patterns": [], "outcome": null}')).toEqual(EMPTY_EXTRACT);
+  });
+
+  it("applies the 5 / 5 / 3 / 1 limits and drops invalid items one by one", () => {
+    const many = {
+      facts: [...Array.from({ length: 8 }, (_, i) => `fact ${i}`), 42, ""],
+      user_facts: Array.from({ length: 9 }, (_, i) => `user fact ${i}`),
+      patterns: [
+        { name: "no steps", trigger: "x", steps: [] },
+        ...Array.from({ length: 5 }, (_, i) => ({ name: `p${i}`, trigger: `t${i}`, steps: ["s"] })),
+      ],
+      outcome: { summary: "did it", status: "Succeeded" },
+    };
+    const out = parseWriteback(JSON.stringify(many));
+    expect(out.facts).toEqual(["fact 0", "fact 1", "fact 2", "fact 3", "fact 4"]);
+    expect(out.userFacts).toHaveLength(5);
+    expect(out.patterns.map((p) => p.name)).toEqual(["p0", "p1", "p2"]);
+    expect(out.outcome).toEqual({ summary: "did it", status: "success" });
+  });
+
+  it("drops an outcome with an unknown status and keeps the rest", () => {
+    const out = parseWriteback(
+      JSON.stringify({ facts: ["a fact"], outcome: { summary: "x", status: "meh" } }),
+    );
+    expect(out).toEqual({ ...EMPTY_EXTRACT, facts: ["a fact"] });
+  });
+});
+
+describe("transcript rendering for write-back", () => {
+  const transcript = [
+    { role: "user" as const, content: "hi, I'm Ana" },
+    { role: "assistant" as const, content: "Hello Ana!" },
+    { role: "user" as const, content: "deploy build-42 please" },
+    {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [
+        {
+          id: "c1",
+          type: "function" as const,
+          function: { name: "ci__deploy", arguments: '{"build":"build-42"}' },
+        },
+      ],
+    },
+    { role: "tool" as const, tool_call_id: "c1", content: "deployed build-42 to prod" },
+    { role: "user" as const, content: "and tell me when done" },
+    { role: "assistant" as const, content: "Done: build-42 is live." },
+  ];
+
+  it("marks the last turn as the one to consolidate, earlier messages as context", () => {
+    const text = renderForWriteback(transcript);
+    const [context, turn] = text.split("=== THE TURN TO CONSOLIDATE ===");
+    expect(context).toContain("USER: hi, I'm Ana");
+    expect(turn).toContain('TOOL CALL ci__deploy({"build":"build-42"})');
+    expect(turn).toContain("TOOL RESULT: deployed build-42 to prod");
+    expect(turn).not.toContain("Hello Ana");
+  });
+
+  it("extracts the last exchange: the turn's user messages and the final answer", () => {
+    expect(lastExchange(transcript)).toEqual({
+      user: "deploy build-42 please\nand tell me when done",
+      assistant: "Done: build-42 is live.",
+    });
+    expect(lastExchange(transcript.slice(0, 5))).toBeUndefined();
+  });
+});

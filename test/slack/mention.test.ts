@@ -1,0 +1,242 @@
+/**
+ * End to end on Slack: signed Events API requests into the real Bolt app, Web API calls recorded by
+ * the fake Slack, the real loop answering from a scripted model.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { setLogLevel, setLogSink } from "../../src/core/log.js";
+import { opsRoutes } from "../../src/ops/health.js";
+import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
+
+describe("Slack mentions and DMs", () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it("answers a top-level mention in its thread, editing one status message and removing it", async () => {
+    h = await startHarness({
+      turns: [
+        { label: "first tool", reply: { toolCalls: [{ name: "lookup", arguments: {} }] } },
+        { label: "second tool", reply: { toolCalls: [{ name: "price", arguments: {} }] } },
+        { label: "answer", reply: { text: "ETH is **3,000** today." } },
+      ],
+      tools: {
+        lookup: () => ({ content: "found", isError: false }),
+        // Hold the turn until the status edit for this tool reached Slack, so the edit is observable.
+        price: async () => {
+          await h!.fake.waitFor(() => h!.fake.callsTo("chat.update").length > 0, "status edit");
+          return { content: "3000", isError: false };
+        },
+      },
+    });
+    const ts = userTs();
+    const res = await h.slack.event(envelope(mention("C1", "UANN", "what is ETH at?", { ts })));
+    expect(res.status).toBe(200);
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.delete").length === 1, "status removed");
+
+    const posts = h.fake.callsTo("chat.postMessage");
+    expect(posts.map((p) => [p.args.channel, p.args.thread_ts])).toEqual([
+      ["C1", ts],
+      ["C1", ts],
+    ]);
+    expect(posts[0]!.args.text).toBe("_• lookup_");
+    expect(posts[1]!.args.text).toBe("ETH is *3,000* today.");
+    const statusTs = h.fake.calls.find((c) => c.method === "chat.postMessage")!;
+    const edits = h.fake.callsTo("chat.update");
+    expect(edits).toHaveLength(1);
+    expect(edits[0]!.args.text).toBe("_• price_");
+    // The status message is removed after the answer landed; the thread shows the answer only.
+    const del = h.fake.callsTo("chat.delete")[0]!;
+    expect(del.at).toBeGreaterThanOrEqual(posts[1]!.at);
+    expect(h.fake.messages("C1", ts).map((m) => m.text)).toEqual(["ETH is *3,000* today."]);
+    expect(statusTs.args.link_names).toBe("false");
+    // The model heard who asked.
+    const first = h.ep.requests[0]!;
+    expect(first.messages.filter((m) => m.role === "user").map((m) => String(m.content))).toEqual([
+      expect.stringContaining("what is ETH at?"),
+    ]);
+    expect(h.fake.violations()).toEqual([]);
+  });
+
+  it("answers a DM in the DM, unthreaded", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "Hello Ann" } }] });
+    const ts = userTs();
+    const dm = {
+      type: "message",
+      channel_type: "im",
+      channel: "D1",
+      user: "UANN",
+      text: "hi",
+      ts,
+      event_ts: ts,
+    };
+    expect((await h.slack.event(envelope(dm))).status).toBe(200);
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "DM answer");
+    const post = h.fake.callsTo("chat.postMessage")[0]!;
+    expect(post.args.channel).toBe("D1");
+    expect(post.args.thread_ts).toBeUndefined();
+    expect(post.args.text).toBe("Hello Ann");
+  });
+
+  it("answers a retried delivery once, and the same message arriving as app_mention and message once", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "once" } }] });
+    const ts = userTs();
+    const event = mention("C1", "UANN", "hello", { ts });
+    const env = envelope(event, "EvRETRY1");
+    const [a, b] = await Promise.all([h.slack.event(env), h.slack.event(env, { retryNum: 1 })]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    // The same message delivered again as a `message` event with another event_id.
+    const again = await h.slack.event(
+      envelope({ ...event, type: "message", channel_type: "channel", text: "<@UNEO> hello" }, "EvOTHER"),
+    );
+    expect(again.status).toBe(200);
+    const retry2 = await h.slack.event(env, { retryNum: 2 });
+    expect(retry2.status).toBe(200);
+    await h.fake.waitFor(
+      () => h!.fake.callsTo("chat.postMessage").some((c) => c.args.text === "once"),
+      "answer",
+    );
+    await until("idle", () => h!.conversations.stats().running === 0);
+    expect(h.ep.requests).toHaveLength(1);
+    expect(h.fake.callsTo("chat.postMessage").filter((c) => c.args.text === "once")).toHaveLength(1);
+    // Both deliveries were claimed durably by event_id.
+    expect((await h.store.keys("slack:event:")).sort()).toEqual([
+      "slack:event:EvOTHER",
+      "slack:event:EvRETRY1",
+    ]);
+  });
+
+  it("still answers when users.info fails (the speaker is named by id, and the failure logged)", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "hi stranger" } }] });
+    await h.slack.event(envelope(mention("C1", "UNOBODY", "who am I?")));
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
+    expect(JSON.stringify(h.ep.requests[0]!.messages)).toContain("who am I?");
+    expect(h.fake.calls.filter((c) => c.method === "users.info").length).toBeGreaterThan(0);
+  });
+
+  it("answers 500 for a message it could not journal (shutting down), so Slack delivers it again", async () => {
+    h = await startHarness();
+    await h.conversations.shutdown(0);
+    const res = await h.slack.event(envelope(mention("C1", "UANN", "late"), "EvLATE"));
+    expect(res.status).toBe(500);
+    // The event_id claim is released, so Slack's retry is processed rather than dropped.
+    expect(await h.store.keys("slack:event:")).toEqual([]);
+  });
+
+  it("rejects a forged or stale signature with 401 and never reaches Neo", async () => {
+    h = await startHarness();
+    const forged = await h.slack.event(envelope(mention("C1", "UANN", "hi")), { secret: "not-the-secret" });
+    const stale = await h.slack.event(envelope(mention("C1", "UANN", "hi")), {
+      timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
+    });
+    expect([forged.status, stale.status]).toEqual([401, 401]);
+    expect(h.fake.calls.filter((c) => c.method !== "auth.test")).toEqual([]);
+    expect(h.ep.requests).toHaveLength(0);
+    expect(await h.store.keys("slack:event:")).toEqual([]);
+  });
+
+  it("neutralises <!channel>, <!here>, <!everyone>, user-group and user pings in the answer", async () => {
+    h = await startHarness({
+      turns: [{ reply: { text: "Hey <!channel> and <!here|here>, @everyone, <!subteam^S123> & <@U999>" } }],
+    });
+    await h.slack.event(envelope(mention("C1", "UANN", "ping everyone")));
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
+    const text = String(h.fake.callsTo("chat.postMessage")[0]!.args.text);
+    expect(text).not.toMatch(/<!|<@/);
+    expect(text).toContain("&lt;!channel&gt;");
+    expect(text).toContain("&lt;!subteam^S123&gt;");
+    expect(text).toContain("&amp;");
+    expect(text).not.toMatch(/@everyone\b/);
+    expect(h.fake.callsTo("chat.postMessage")[0]!.args.parse).toBe("none");
+  });
+
+  it("splits a long answer with code into readable messages, each with balanced fences", async () => {
+    const code = Array.from(
+      { length: 150 },
+      (_, i) => `const line${i} = "${"x".repeat(20)}"; // <${i}>`,
+    ).join("\n");
+    const answer = `Here is the file:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat's it.`;
+    h = await startHarness({ turns: [{ reply: { text: answer } }] });
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "show me", { ts })));
+    await h.fake.waitFor(
+      () => h!.fake.callsTo("chat.postMessage").some((c) => String(c.args.text).includes("That's it.")),
+      "last part",
+    );
+    const parts = h.fake.callsTo("chat.postMessage").map((c) => String(c.args.text));
+    expect(parts.length).toBeGreaterThan(1);
+    for (const p of parts) {
+      expect(p.length).toBeLessThanOrEqual(3000);
+      expect((p.match(/```/g) ?? []).length % 2).toBe(0);
+      expect(h.fake.callsTo("chat.postMessage").every((c) => c.args.thread_ts === ts)).toBe(true);
+    }
+    // Every code line arrives exactly once, escaped, in order.
+    const joined = parts.join("\n");
+    for (let i = 0; i < 150; i++) expect(joined.split(`// &lt;${i}&gt;`).length - 1).toBe(1);
+    expect(joined.indexOf("line0 ")).toBeLessThan(joined.indexOf("line149 "));
+  });
+
+  it("brings earlier human messages of the thread as context when mentioned inside it", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "Got the context" } }] });
+    const root = h.fake.seedMessage({
+      channel: "C2",
+      user: "UBOB",
+      text: "the deploy failed with &lt;E42&gt;",
+    });
+    h.fake.seedMessage({ channel: "C2", thread_ts: root.ts, user: "UANN", text: "same here" });
+    h.fake.seedMessage({
+      channel: "C2",
+      thread_ts: root.ts,
+      user: "UOTHERBOT",
+      bot_id: "B9",
+      text: "bot noise",
+    });
+    const ts = userTs().replace("1690000000", "1800000000");
+    await h.slack.event(envelope(mention("C2", "UANN", "what went wrong?", { ts, thread_ts: root.ts })));
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
+    expect(h.fake.callsTo("chat.postMessage")[0]!.args.thread_ts).toBe(root.ts);
+    const seen = JSON.stringify(h.ep.requests[0]!.messages);
+    expect(seen).toContain("Bob: the deploy failed with <E42>");
+    expect(seen).toContain("Ann: same here");
+    expect(seen).not.toContain("bot noise");
+  });
+
+  it("serves mounted ops routes on the receiver's port", async () => {
+    h = await startHarness({ customRoutes: opsRoutes([{ name: "slack", check: () => ({ ok: true }) }]) });
+    const res = await fetch(`http://127.0.0.1:${h.adapter.port()}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "ok", checks: { slack: { ok: true } } });
+  });
+
+  it("ignores denied users, bot messages, edits and Neo's own posts, with a debug line saying why", async () => {
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    setLogLevel("debug");
+    h = await startHarness();
+    const base = { type: "message", channel_type: "im", channel: "D1", ts: userTs() };
+    await h.access.deny(`slack:T0001:UBOB`, "slack:T0001:UADMIN");
+    for (const e of [
+      { ...base, user: "UBOB", text: "let me in" },
+      { ...base, user: "UNEO", text: "my own" },
+      { ...base, bot_id: "B9", subtype: "bot_message", text: "a bot" },
+      { ...base, subtype: "message_changed", message: { text: "edited" } },
+      { ...base, subtype: "message_deleted" },
+    ]) {
+      expect((await h.slack.event(envelope(e))).status).toBe(200);
+    }
+    expect(h.ep.requests).toHaveLength(0);
+    expect(h.fake.calls.filter((c) => c.method === "chat.postMessage")).toEqual([]);
+    const reasons = lines.map((l) => JSON.parse(l) as { msg: string }).map((l) => l.msg);
+    for (const why of [
+      "user is not allowed to use Neo",
+      "Neo's own post",
+      "bot message",
+      "message edit",
+      "message deletion",
+    ]) {
+      expect(reasons).toContain(`ignored: ${why}`);
+    }
+    setLogLevel("silent");
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Rate limits, end to end: the fake enforces Slack's tier shapes (windows shortened for the test)
+ * and answers 429 beyond them; Neo must stay within them and lose nothing.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ScriptedRequest } from "../support/scripted-openai.js";
+import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
+
+function lastUserText(req: ScriptedRequest): string {
+  return String([...req.messages].reverse().find((m) => m.role === "user")?.content ?? "");
+}
+
+describe("Slack rate limits", () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it("a burst of 30 mentions in one channel yields 30 answers and no request beyond the tier", async () => {
+    h = await startHarness({ tools: { lookup: () => ({ content: "ok", isError: false }) } });
+    h.ep.fallback((req) =>
+      req.messages.some((m) => m.role === "tool")
+        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
+        : { toolCalls: [{ name: "lookup", arguments: {} }] },
+    );
+    const sent = Array.from({ length: 30 }, (_, i) => ({ ts: userTs(), q: `question ${i + 1}` }));
+    const acks = await Promise.all(
+      sent.map((s) => h!.slack.event(envelope(mention("C7", "UANN", s.q, { ts: s.ts })))),
+    );
+    expect(acks.every((a) => a.status === 200)).toBe(true);
+    const answers = () =>
+      h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));
+    await h.fake.waitFor(() => answers().length === 30, "30 answers", 60_000);
+    await until(
+      "all turns idle and calls drained",
+      () => h!.conversations.stats().running === 0 && h!.adapter.pendingCalls() === 0,
+      30_000,
+    );
+
+    // Each answer in its own question's thread, exactly once.
+    for (const s of sent) {
+      const mine = answers().filter((c) => c.args.thread_ts === s.ts);
+      expect(mine.map((c) => c.args.text)).toEqual([`answer to ${s.q}`]);
+    }
+    expect(h.fake.violations()).toEqual([]);
+    const count = (m: string) => h!.fake.callsTo(m).length;
+    console.info(
+      `burst: ${count("chat.postMessage")} posts, ${count("chat.update")} edits, ${count("chat.delete")} deletes, ${h.fake.violations().length} over-tier`,
+    );
+    // No status message is left behind.
+    expect(h.fake.messages("C7").filter((m) => m.text.startsWith("_•"))).toEqual([]);
+  });
+
+  it("waits out a 429 (Retry-After) and still delivers the answer once", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "after the wait" } }] });
+    h.fake.inject429("chat.postMessage", 1, 1);
+    await h.slack.event(envelope(mention("C8", "UANN", "hi")));
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer after 429");
+    const all = h.fake.calls.filter((c) => c.method === "chat.postMessage");
+    expect(all.map((c) => c.status)).toEqual([429, 200]);
+    expect(all[1]!.at - all[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(h.fake.callsTo("chat.postMessage")[0]!.args.text).toBe("after the wait");
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * The whole Slack stack for end-to-end tests: a fake Slack Web API, the real Bolt app in HTTP mode
+ * on a local port (Neo's Slack adapter), the real conversations layer, agent loop and openai SDK
+ * against a scripted endpoint, the real approval broker, access policy and a file store.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CustomRoute } from "@slack/bolt";
+import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
+import type { SlackRateRules } from "../../../src/adapters/slack/outbound.js";
+import { createAdminCheck } from "../../../src/core/access/admin.js";
+import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
+import { createAgent } from "../../../src/core/agent/agent.js";
+import { createAuditLog } from "../../../src/core/approvals/audit.js";
+import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
+import { createSpendCaps } from "../../../src/core/approvals/caps.js";
+import { createCoreExecute } from "../../../src/core/approvals/core-execute.js";
+import type { Executor } from "../../../src/core/approvals/types.js";
+import type { CommandDeps } from "../../../src/core/commands/types.js";
+import { createConversations } from "../../../src/core/conversations/create-conversations.js";
+import type { ConversationsService } from "../../../src/core/conversations/types.js";
+import type { ToolSurface } from "../../../src/core/tools/types.js";
+import { createStore } from "../../../src/memory/store/create-store.js";
+import type { Store } from "../../../src/memory/store/types.js";
+import {
+  type FakeSlack,
+  type FakeSlackOptions,
+  type FakeTier,
+  startFakeSlack,
+} from "../../fakes/slack/fake-slack.js";
+import { createSlackSender, type SlackSender } from "../../fakes/slack/signed-request.js";
+import { type TestTools, type ToolHandler, testDeps, testTools } from "../../support/agent-kit.js";
+import {
+  type ScriptedOpenAI,
+  type ScriptedTurn,
+  startScriptedOpenAI,
+} from "../../support/scripted-openai.js";
+
+export const SIGNING_SECRET = "test-signing-secret-0123456789";
+export const TEAM = "T0001";
+
+export interface HarnessOptions {
+  turns?: ScriptedTurn[];
+  tools?: Record<string, ToolHandler>;
+  /** An Executor for `core_execute` (wired through the real createCoreExecute, broker, caps, access). */
+  executor?: Executor;
+  users?: FakeSlackOptions["users"];
+  adminIds?: string[];
+  /** Rate rules for both sides: the fake enforces them, the adapter must stay within them. */
+  rates?: Partial<SlackRateRules>;
+  approvalTtlMs?: number;
+  maxConcurrentTurns?: number;
+  /** Extra routes on the receiver's port (ops routes). */
+  customRoutes?: CustomRoute[];
+  /** Socket Mode instead of HTTP (events then arrive through `fake.socketSend`). */
+  socketMode?: boolean;
+}
+
+export interface Harness {
+  fake: FakeSlack;
+  slack: SlackSender;
+  ep: ScriptedOpenAI;
+  adapter: SlackAdapter;
+  conversations: ConversationsService;
+  broker: ApprovalBroker;
+  store: Store;
+  tools: TestTools;
+  access: AccessPolicy;
+  close(): Promise<void>;
+}
+
+/** Default test rates: Slack's shapes, windows shortened so a burst finishes in seconds. */
+export const FAST_RATES: SlackRateRules = {
+  postPerChannel: { limit: 1, windowMs: 40 },
+  update: { limit: 5, windowMs: 400 },
+  delete: { limit: 5, windowMs: 400 },
+  ephemeral: { limit: 10, windowMs: 400 },
+  usersInfo: { limit: 10, windowMs: 400 },
+  replies: { limit: 5, windowMs: 400 },
+  reactions: { limit: 5, windowMs: 400 },
+};
+
+function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
+  const ws = (x: { limit: number; windowMs: number }): FakeTier => ({ ...x, scope: "workspace" });
+  return {
+    "chat.postMessage": { ...r.postPerChannel, scope: "channel" },
+    "chat.update": ws(r.update),
+    "chat.delete": ws(r.delete),
+    "chat.postEphemeral": ws(r.ephemeral),
+    "users.info": ws(r.usersInfo),
+    "conversations.replies": ws(r.replies),
+    "reactions.add": ws(r.reactions),
+  };
+}
+
+export const DEFAULT_USERS: NonNullable<FakeSlackOptions["users"]> = [
+  { id: "UANN", name: "ann", display_name: "Ann" },
+  { id: "UBOB", name: "bob", display_name: "Bob" },
+  { id: "UADMIN", name: "root", display_name: "Root", is_admin: true },
+];
+
+export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
+  const rates = { ...FAST_RATES, ...o.rates };
+  const fake = await startFakeSlack({ teamId: TEAM, users: o.users ?? DEFAULT_USERS, tiers: tiersOf(rates) });
+  const ep = await startScriptedOpenAI(o.turns ?? []);
+  const store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-slack-")), prefix: "neo:" });
+  const tools = testTools(o.tools ?? {});
+  const isAdmin = createAdminCheck(o.adminIds ?? []);
+  const access = createAccessPolicy({ store, isAdmin });
+  const broker = createApprovalBroker({
+    store,
+    audit: createAuditLog(store),
+    ttlMs: o.approvalTtlMs ?? 60_000,
+    pollMs: 50,
+    isAdmin: (u) => isAdmin(u),
+  });
+  const coreExecute = o.executor
+    ? createCoreExecute({ executor: o.executor, broker, caps: createSpendCaps({ store }), access })
+    : undefined;
+  const surface: ToolSurface = coreExecute
+    ? {
+        schemas: () => [
+          ...tools.schemas(),
+          {
+            type: "function",
+            function: {
+              name: "core_execute",
+              description: "Plan and run a spending intent after the user approves it",
+              parameters: {
+                type: "object",
+                properties: { intent: { type: "string" } },
+                required: ["intent"],
+              },
+            },
+          },
+        ],
+        dispatch: (name, args, ctx) =>
+          name === "core_execute" ? coreExecute(String(args.intent), ctx) : tools.dispatch(name, args, ctx),
+      }
+    : tools;
+  const agentDeps = testDeps(ep, { tools: surface });
+  let adapter: SlackAdapter | null = null;
+  const conversations = createConversations({
+    store,
+    newAgent: (state) => createAgent(agentDeps, state),
+    io: (key) => adapter!.io(key),
+    instanceId: "slack-test",
+    limits: {
+      maxConcurrentTurns: o.maxConcurrentTurns ?? 8,
+      recallTurns: 16,
+      idleEvictMs: 60_000,
+      leaseMs: 5000,
+      dedupeTtlMs: 60_000,
+      sweepMs: 60_000,
+    },
+  });
+  const commands: CommandDeps = {
+    conversations,
+    memory: { describe: async () => "", forget: async () => 0 },
+    tools: {
+      list: () => ({ natural: tools.schemas().map((s) => s.function.name), escalate: [] }),
+      servers: () => [],
+      reload: async () => [],
+    },
+    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    access,
+    caps: {
+      setLimit: async (user, amount, asset) => {
+        await store.set(`test:cap:${user}`, { amount, asset });
+      },
+    },
+    system: {
+      models: () => ({ main: "main-model", cheap: "main-model" }),
+      store: () => ({ kind: store.kind, healthy: store.healthy() }),
+    },
+  };
+  adapter = createSlackAdapter({
+    config: {
+      SLACK_BOT_TOKEN: "xoxb-test-token",
+      ...(o.socketMode ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
+      SLACK_API_URL: fake.apiUrl,
+      NEO_HTTP_PORT: 0,
+    },
+    host: "127.0.0.1",
+    conversations,
+    broker,
+    access,
+    commands,
+    store,
+    rateRules: rates,
+    ...(o.customRoutes ? { customRoutes: o.customRoutes } : {}),
+  });
+  await conversations.start();
+  await adapter.start();
+  const slack = createSlackSender(`http://127.0.0.1:${adapter.port()}/slack/events`, SIGNING_SECRET);
+  return {
+    fake,
+    slack,
+    ep,
+    adapter,
+    conversations,
+    broker,
+    store,
+    tools,
+    access,
+    close: async () => {
+      await adapter?.stop();
+      await conversations.shutdown(1000);
+      await store.close();
+      await fake.close();
+      await ep.close();
+    },
+  };
+}
+
+let eventSeq = 0;
+
+/** An Events API envelope for `event`. */
+export function envelope(
+  event: Record<string, unknown>,
+  eventId = `Ev${++eventSeq}${Date.now()}`,
+): Record<string, unknown> {
+  return {
+    token: "legacy",
+    team_id: TEAM,
+    api_app_id: "A1",
+    type: "event_callback",
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  };
+}
+
+let tsSeq = 0;
+/** A fresh message ts, distinct from the fake's own. */
+export function userTs(): string {
+  return `1690000000.${String(++tsSeq).padStart(6, "0")}`;
+}
+
+export function mention(channel: string, user: string, text: string, extra: Record<string, unknown> = {}) {
+  const ts = (extra.ts as string | undefined) ?? userTs();
+  return { type: "app_mention", channel, user, text: `<@UNEO> ${text}`, ts, event_ts: ts, ...extra };
+}
+
+/** Poll `cond` until it holds (bounded); for state that no recorded call signals. */
+export async function until(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * A scripted OpenAI-compatible endpoint: a real HTTP server on 127.0.0.1 that the real `openai`
+ * SDK talks to (`baseURL: endpoint.url`). Tests script turns: what a request must contain and what
+ * to answer. Every request is also validated without being asked (tool call/result pairing, no
+ * duplicate messages, prefix consistency per conversation except across a compaction); a violation
+ * is answered with HTTP 400 naming the message (the SDK does not retry 400s, so the loop fails at
+ * once), recorded in `violations`, and makes `close()` reject, so `afterEach(() => ep.close())`
+ * fails the test.
+ *
+ * Conversations: a request belongs to the conversation named by its `x-neo-conversation` header
+ * (the Neo client sends it for every call with a conversation tag) and only `x-neo-purpose: turn`
+ * requests are prefix-checked (compaction / write-back calls are one-shot). Requests without the
+ * header are checked for pairing and duplicates only. A request that no longer extends the previous
+ * one of its conversation is accepted only when its system block carries a later compaction marker
+ * (`[compaction N: reason]`, `src/core/compaction/marker.ts`) than that previous request.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CONVERSATION_HEADER, PURPOSE_HEADER } from "../../src/core/llm/request-headers.js";
+import {
+  duplicateViolations,
+  pairingViolations,
+  prefixViolation,
+  systemText,
+  type WireMessage,
+} from "./transcript-checks.js";
+
+/** One request as the endpoint received it. */
+export interface ScriptedRequest {
+  /** 1-based arrival order. */
+  index: number;
+  model: string;
+  /** The system block (all system messages joined). */
+  system: string;
+  /** The transcript: every non-system message, as sent. */
+  messages: WireMessage[];
+  tools: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  conversation: string | null;
+  purpose: string | null;
+  body: Record<string, unknown>;
+  /** True once the client closed the connection before the answer (cancellation). */
+  aborted: boolean;
+  /** HTTP status the endpoint answered with (0 while pending or when aborted). */
+  status: number;
+}
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  /** A JSON string is sent verbatim (so tests can send malformed JSON); objects are stringified. */
+  arguments: string | Record<string, unknown>;
+}
+
+/** What to answer. */
+export type ScriptedReply =
+  | {
+      kind?: "completion";
+      text?: string | null;
+      toolCalls?: ScriptedToolCall[];
+      /** Default: `tool_calls` when there are tool calls, else `stop`. */
+      finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
+      usage?: { prompt: number; completion: number };
+      model?: string;
+      delayMs?: number;
+    }
+  | { kind: "error"; status: number; message?: string; retryAfterMs?: number; delayMs?: number }
+  /** Keep the request open until the client aborts it. */
+  | { kind: "hang" };
+
+export interface ScriptedTurn {
+  /** Which requests this turn answers (default: any). Routes concurrent conversations. */
+  match?: (req: ScriptedRequest) => boolean;
+  /** Assertions on the request; a throw is a violation naming this turn. */
+  expect?: (req: ScriptedRequest) => void;
+  reply: ScriptedReply | ((req: ScriptedRequest) => ScriptedReply);
+  /** Label used in violation messages. */
+  label?: string;
+}
+
+export interface ScriptedOpenAI {
+  /** Base URL for the SDK (`http://127.0.0.1:port/v1`). */
+  url: string;
+  requests: ScriptedRequest[];
+  violations: string[];
+  /** Append turns; each answers the first later request it matches, once. */
+  script(...turns: ScriptedTurn[]): void;
+  /** Answer every request no scripted turn matches (load tests). */
+  fallback(handler: (req: ScriptedRequest) => ScriptedReply): void;
+  /** Scripted turns not yet consumed. */
+  pending(): number;
+  /** Resolves when the n-th request (1-based) has arrived. */
+  waitForRequest(n: number): Promise<ScriptedRequest>;
+  /** Resolves when request n was aborted by the client. */
+  waitForAbort(n: number): Promise<void>;
+  /** Throws if any violation was recorded or scripted turns are left unconsumed. */
+  verify(): void;
+  /** Close the server, then `verify()`. */
+  close(): Promise<void>;
+}
+
+interface ConvState {
+  lastAnswered: { messages: WireMessage[]; system: string; index: number } | null;
+}
+
+let callSeq = 0;
+
+function completionBody(req: ScriptedRequest, r: Extract<ScriptedReply, { text?: unknown }>) {
+  const toolCalls = (r.toolCalls ?? []).map((c) => ({
+    id: c.id ?? `call_${++callSeq}`,
+    type: "function" as const,
+    function: {
+      name: c.name,
+      arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+    },
+  }));
+  const text = r.text === undefined ? (toolCalls.length ? null : "") : r.text;
+  const prompt = r.usage?.prompt ?? Math.ceil(JSON.stringify(req.body).length / 4);
+  const completion = r.usage?.completion ?? Math.ceil((text ?? "").length / 4) + toolCalls.length * 10;
+  return {
+    id: `chatcmpl-${req.index}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: r.model ?? req.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+        finish_reason: r.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
+        logprobs: null,
+      },
+    ],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const v = req.headers[name];
+  return typeof v === "string" ? v : null;
+}
+
+/** Start a scripted endpoint on 127.0.0.1 (random port). */
+export async function startScriptedOpenAI(turns: ScriptedTurn[] = []): Promise<ScriptedOpenAI> {
+  const queue: ScriptedTurn[] = [...turns];
+  const requests: ScriptedRequest[] = [];
+  const violations: string[] = [];
+  const convs = new Map<string, ConvState>();
+  const arrivalWaiters: Array<{ n: number; resolve: (r: ScriptedRequest) => void }> = [];
+  const abortWaiters = new Map<number, Array<() => void>>();
+  let fallbackHandler: ((req: ScriptedRequest) => ScriptedReply) | null = null;
+
+  const send = (res: ServerResponse, rec: ScriptedRequest, status: number, body: unknown, extra = {}) => {
+    rec.status = status;
+    res.writeHead(status, { "content-type": "application/json", ...extra });
+    res.end(JSON.stringify(body));
+  };
+  const reject = (res: ServerResponse, rec: ScriptedRequest, problem: string) => {
+    violations.push(`request #${rec.index}: ${problem}`);
+    send(res, rec, 400, {
+      error: { message: `scripted endpoint: ${problem}`, type: "invalid_request_error" },
+    });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const raw = await readBody(req);
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    const all = (body.messages ?? []) as WireMessage[];
+    const rec: ScriptedRequest = {
+      index: requests.length + 1,
+      model: String(body.model),
+      system: systemText(all),
+      messages: all.filter((m) => m.role !== "system" && m.role !== "developer"),
+      tools: (body.tools ?? []) as ScriptedRequest["tools"],
+      conversation: header(req, CONVERSATION_HEADER),
+      purpose: header(req, PURPOSE_HEADER),
+      body,
+      aborted: false,
+      status: 0,
+    };
+    requests.push(rec);
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      rec.aborted = true;
+      for (const w of abortWaiters.get(rec.index) ?? []) w();
+    });
+    for (const w of arrivalWaiters.filter((w) => w.n <= rec.index)) {
+      arrivalWaiters.splice(arrivalWaiters.indexOf(w), 1);
+      w.resolve(requests[w.n - 1]!);
+    }
+
+    const problems = [...pairingViolations(rec.messages), ...duplicateViolations(rec.messages)];
+    const conv = rec.conversation && rec.purpose === "turn" ? rec.conversation : null;
+    const state = conv ? (convs.get(conv) ?? { lastAnswered: null }) : null;
+    if (conv && state) {
+      convs.set(conv, state);
+      const p = state.lastAnswered ? prefixViolation(state.lastAnswered, rec) : null;
+      if (p) problems.push(p);
+    }
+    if (problems.length) return reject(res, rec, problems.join("; "));
+
+    const at = queue.findIndex((t) => !t.match || t.match(rec));
+    const turn = at >= 0 ? queue.splice(at, 1)[0]! : null;
+    if (!turn && !fallbackHandler) return reject(res, rec, "no scripted turn matches this request");
+    if (turn?.expect) {
+      try {
+        turn.expect(rec);
+      } catch (e) {
+        return reject(res, rec, `expectation of turn ${turn.label ?? ""} failed: ${(e as Error).message}`);
+      }
+    }
+    const spec = turn ? turn.reply : fallbackHandler!;
+    const reply = typeof spec === "function" ? spec(rec) : spec;
+    if (reply.kind === "hang") return; // answered only by the client's abort
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (rec.aborted) return;
+    if (reply.kind === "error") {
+      const extra = reply.retryAfterMs !== undefined ? { "retry-after-ms": String(reply.retryAfterMs) } : {};
+      return send(
+        res,
+        rec,
+        reply.status,
+        { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: "server_error" } },
+        extra,
+      );
+    }
+    if (state) state.lastAnswered = { messages: rec.messages, system: rec.system, index: rec.index };
+    send(res, rec, 200, completionBody(rec, reply));
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      violations.push(`endpoint error: ${(e as Error).message}`);
+      if (!res.headersSent) res.writeHead(400).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const verify = () => {
+    const left = queue.map((t, i) => t.label ?? `#${i + 1}`);
+    const all = [...violations, ...(left.length ? [`unconsumed scripted turns: ${left.join(", ")}`] : [])];
+    if (all.length) throw new Error(`scripted endpoint violations:\n${all.join("\n")}`);
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    violations,
+    script: (...more) => queue.push(...more),
+    fallback: (h) => {
+      fallbackHandler = h;
+    },
+    pending: () => queue.length,
+    waitForRequest: (n) =>
+      requests[n - 1]
+        ? Promise.resolve(requests[n - 1]!)
+        : new Promise((resolve) => arrivalWaiters.push({ n, resolve })),
+    waitForAbort: (n) =>
+      requests[n - 1]?.aborted
+        ? Promise.resolve()
+        : new Promise((resolve) => abortWaiters.set(n, [...(abortWaiters.get(n) ?? []), resolve])),
+    verify,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      verify();
+    },
+  };
+}

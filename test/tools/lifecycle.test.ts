@@ -1,0 +1,160 @@
+/**
+ * Server lifecycle against real stdio servers: a crash mid-call, restart on the next call with
+ * bounded attempts, per-call timeouts, missing `${VAR}`s, reload and close.
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadManifest, parseManifest } from "../../src/core/tools/manifest.js";
+import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
+import { ToolTransportError } from "../../src/core/tools/types.js";
+import { fixture, ref, tempDir, testContext } from "./helpers.js";
+
+const ctx = testContext();
+const open: McpToolSurface[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+async function surfaceWith(
+  servers: Record<string, unknown>,
+  extra: { callTimeoutMs?: number; maxRestarts?: number; env?: Record<string, string> } = {},
+) {
+  const s = await createToolSurface({
+    manifest: parseManifest({ servers }),
+    resultMaxChars: 10_000,
+    callTimeoutMs: extra.callTimeoutMs ?? 20_000,
+    ...(extra.maxRestarts !== undefined ? { maxRestarts: extra.maxRestarts } : {}),
+    ...(extra.env ? { env: extra.env } : {}),
+  });
+  open.push(s);
+  return s;
+}
+
+function pidOf(content: string): number {
+  return Number(/pid (\d+)/.exec(content)![1]);
+}
+
+describe("crash and restart", () => {
+  it("fails the call that crashed the server, restarts it on the next call, and warns", async () => {
+    const s = await surfaceWith({ crasher: fixture("crasher") });
+    const first = await s.dispatch("crasher__echo", { text: "a" }, ctx);
+    await expect(s.dispatch("crasher__crash", {}, ctx)).rejects.toBeInstanceOf(ToolTransportError);
+    expect(s.servers()[0]!.status).toBe("dead");
+    const second = await s.dispatch("crasher__echo", { text: "b" }, ctx);
+    expect(second.content).toMatch(/^b \(pid \d+\)$/);
+    expect(pidOf(second.content)).not.toBe(pidOf(first.content));
+    expect(s.servers()[0]).toMatchObject({ status: "ready", restarts: 1 });
+    const warnings = s.warnings().map((w) => w.message);
+    expect(
+      warnings.some((w) => /died; it will be restarted on its next call .*exiting mid-call/.test(w)),
+    ).toBe(true);
+    expect(warnings.some((w) => /restarting \(attempt 1 of 3\)/.test(w))).toBe(true);
+  });
+
+  it("gives up after the bounded number of restart attempts, until reload", async () => {
+    const refuse = join(tempDir("refuse"), "refuse");
+    const s = await surfaceWith(
+      { crasher: fixture("crasher", { CRASHER_REFUSE_FILE: refuse }) },
+      { maxRestarts: 2 },
+    );
+    writeFileSync(refuse, "");
+    await expect(s.dispatch("crasher__crash", {}, ctx)).rejects.toBeInstanceOf(ToolTransportError);
+    await expect(s.dispatch("crasher__echo", { text: "x" }, ctx)).rejects.toThrow(/is dead/);
+    await expect(s.dispatch("crasher__echo", { text: "x" }, ctx)).rejects.toThrow(
+      /gave up after 2 restart attempts/,
+    );
+    await expect(s.dispatch("crasher__echo", { text: "x" }, ctx)).rejects.toThrow(
+      /is failed: .*reload to try again/,
+    );
+    expect(s.servers()[0]).toMatchObject({ status: "failed", restarts: 2 });
+    rmSync(refuse);
+    await s.reload();
+    expect(s.servers()[0]).toMatchObject({ status: "ready", restarts: 0 });
+    expect(s.warnings()).toEqual([]);
+    expect((await s.dispatch("crasher__echo", { text: "back" }, ctx)).content).toMatch(/^back/);
+  });
+});
+
+describe("timeouts", () => {
+  it("times a call out as a transport error and keeps the server serving", async () => {
+    const s = await surfaceWith({ crasher: fixture("crasher") }, { callTimeoutMs: 400 });
+    const err = await s.dispatch("crasher__hang", {}, ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolTransportError);
+    expect((err as ToolTransportError).message).toMatch(/crasher__hang failed: timed out after 400 ms/);
+    expect((err as ToolTransportError).tool).toBe("crasher__hang");
+    expect((await s.dispatch("crasher__echo", { text: "still" }, ctx)).content).toMatch(/^still/);
+  });
+
+  it("bounds a server that never finishes initialize by its spawn timeout while the others serve", async () => {
+    const s = await surfaceWith({
+      wallet: fixture("wallet"),
+      stuck: { ...fixture("never-starts"), spawnTimeoutMs: 800 },
+    });
+    expect(s.servers().map((x) => [x.alias, x.status])).toEqual([
+      ["wallet", "ready"],
+      ["stuck", "failed"],
+    ]);
+    expect(s.warnings()).toMatchObject([{ server: "stuck", message: expect.stringContaining("800 ms") }]);
+    expect((await s.dispatch("wallet__get_balance", { asset: "ETH" }, ctx)).content).toBe("ETH: 2");
+  });
+});
+
+describe("manifest environment", () => {
+  it("skips a server whose placeholder variable is unset with a warning naming the variable", async () => {
+    const s = await surfaceWith(
+      {
+        wallet: fixture("wallet"),
+        secret: { ...fixture("wallet"), env: { API_KEY: ref("NEO_TEST_UNSET_KEY") } },
+      },
+      { env: { PATH: process.env.PATH ?? "" } },
+    );
+    expect(s.servers().find((x) => x.alias === "secret")!.status).toBe("failed");
+    expect(s.warnings()[0]!.message).toContain("env.API_KEY needs environment variable NEO_TEST_UNSET_KEY");
+    expect(s.tools().every((t) => t.server === "wallet")).toBe(true);
+  });
+
+  it("passes env explicitly to stdio servers", async () => {
+    const log = join(tempDir("env"), "w.jsonl");
+    const s = await surfaceWith(
+      { wallet: fixture("wallet", { WALLET_LOG: ref("LOG_PATH") }) },
+      {
+        env: { LOG_PATH: log },
+      },
+    );
+    const r = await s.dispatchPrivileged("wallet__swap", { amount: "1", from: "ETH", to: "USDC" }, ctx);
+    expect(r.content).toMatch(/swapped 1 ETH for USDC: tx 0x[0-9a-f]{64}/);
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("close", () => {
+  it("stops every server; later calls are transport errors", async () => {
+    const s = await surfaceWith({ crasher: fixture("crasher") });
+    await s.close();
+    expect(s.servers()).toEqual([]);
+    expect(await s.dispatch("crasher__echo", { text: "x" }, ctx)).toEqual({
+      content: 'unknown tool "crasher__echo" — it is not available',
+      isError: true,
+    });
+  });
+});
+
+describe("agents/default.json", () => {
+  it("is valid and boots on a fresh data directory with its filesystem server serving", async () => {
+    const data = join(tempDir("default"), "data");
+    const s = await createToolSurface({
+      manifest: await loadManifest("agents/default.json"),
+      env: { ...process.env, NEO_DATA_DIR: data },
+      resultMaxChars: 10_000,
+      callTimeoutMs: 20_000,
+    });
+    open.push(s);
+    expect(s.warnings()).toEqual([]);
+    expect(s.servers()).toMatchObject([{ alias: "fs", status: "ready" }]);
+    const listed = await s.dispatch("fs__list_allowed_directories", {}, ctx);
+    expect(listed.content).toContain(join(data, "files"));
+  });
+});
