@@ -1,64 +1,84 @@
 /**
- * Wiring only: config → model client → tools → memory → adapters. With no platform token this
- * starts the console chat.
+ * Entry point. Wiring only: config → services (store, models, cortex, tools, approvals) → the
+ * Slack and/or Discord adapters when their tokens are set, else the console chat. SIGTERM/SIGINT
+ * stop taking work, let running turns reach a cancellation point (the next start resumes them),
+ * drain write-back, close the store and exit 0.
  */
-import { runConsole } from "./adapters/console/run-console.js";
-import { ConfigError, loadConfig, secretsOf } from "./config.js";
-import { limitsFromConfig } from "./core/agent/limits.js";
-import { NO_MEMORY } from "./core/agent/no-memory.js";
-import { createLlmClient } from "./core/llm/client.js";
-import { createUsageLedger, pricesFromConfig } from "./core/llm/usage-ledger.js";
-import { registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
-import { emptyToolSurface } from "./core/tools/empty-surface.js";
+import { runConsoleMode } from "./app/console.js";
+import { startServer } from "./app/server.js";
+import { createServices, type Services } from "./app/services.js";
+import { type Config, ConfigError, loadConfig, secretsOf } from "./config.js";
+import { log, redact, registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
 
-/** Until the console approval channel is wired, nothing can be approved (and no tool asks). */
-const unwiredApprovals = () => ({
-  present: async () => undefined,
-  update: async () => {},
-});
+/** How long shutdown waits for write-back and the store after the turns have stopped. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** One line on stderr, naming what to fix. */
+function fail(message: string): number {
+  process.stderr.write(`${redact(message)}\n`);
+  return 1;
+}
+
+function withDeadline(p: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([p, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+}
+
+async function serve(s: Services): Promise<number> {
+  const server = await startServer(s);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  // A second signal while draining means "now".
+  const force = () => process.exit(1);
+  process.once("SIGTERM", force);
+  process.once("SIGINT", force);
+  log.info({ signal }, "shutting down");
+  await server.stop();
+  log.info("stopped taking work; closing");
+  return 0;
+}
 
 async function main(): Promise<number> {
-  let cfg: ReturnType<typeof loadConfig>;
+  let cfg: Config;
   try {
     cfg = loadConfig();
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`${e.message}\n`);
-    return 1;
+    if (e instanceof ConfigError) return fail(e.message);
+    throw e;
   }
   registerSecrets(secretsOf(cfg));
   if (!cfg.OPENAI_BASE_URL && !cfg.OPENAI_API_KEY) {
-    process.stderr.write(
-      "OPENAI_API_KEY: set it to use OpenAI, or set OPENAI_BASE_URL to a local OpenAI-compatible server (Ollama, vLLM)\n",
+    return fail(
+      "OPENAI_API_KEY: set it to use OpenAI, or set OPENAI_BASE_URL to a local OpenAI-compatible server (Ollama, vLLM)",
     );
-    return 1;
   }
-  const platform = cfg.DISCORD_TOKEN ? "DISCORD_TOKEN" : cfg.SLACK_BOT_TOKEN ? "SLACK_BOT_TOKEN" : null;
-  if (platform) {
-    process.stderr.write(`${platform}: is set, but that adapter is not wired into src/main.ts yet\n`);
-    return 1;
+  const consoleMode = !cfg.SLACK_BOT_TOKEN && !cfg.DISCORD_TOKEN;
+  if (consoleMode) {
+    // The console owns stdout for answers: logs go to stderr, quiet unless asked for.
+    setLogSink((line) => process.stderr.write(line));
+    setLogLevel(process.env.NEO_LOG_LEVEL ? cfg.NEO_LOG_LEVEL : "warn");
+  } else {
+    setLogLevel(cfg.NEO_LOG_LEVEL);
   }
-
-  // The console owns stdout for answers: logs go to stderr, quiet unless asked for.
-  setLogSink((line) => process.stderr.write(line));
-  setLogLevel(process.env.NEO_LOG_LEVEL ? cfg.NEO_LOG_LEVEL : "warn");
-  const llm = createLlmClient(cfg, createUsageLedger(pricesFromConfig(cfg)));
-  const deps = { llm, tools: emptyToolSurface, memory: NO_MEMORY, limits: limitsFromConfig(cfg) };
-  await runConsole({
-    deps,
-    approvals: unwiredApprovals,
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    banner: `Neo (${cfg.NEO_MAIN_MODEL}${cfg.NEO_CHEAP_MODEL ? ` + ${cfg.NEO_CHEAP_MODEL}` : ""}). Type a message. Ctrl-C cancels a turn; Ctrl-C when idle exits.`,
-  });
-  return 0;
+  const services = await createServices(cfg);
+  try {
+    if (consoleMode) {
+      await runConsoleMode(services);
+      return 0;
+    }
+    return await serve(services);
+  } finally {
+    await withDeadline(services.close(), CLOSE_GRACE_MS);
+  }
 }
 
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`neo: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
+    // Start-up errors (manifest, Slack auth, Discord login) are one line, already free of secrets.
+    log.fatal({ err: e }, "neo failed");
+    process.exitCode = fail(`neo: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit();
   },
 );

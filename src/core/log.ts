@@ -11,8 +11,9 @@ export function registerSecrets(values: readonly string[]): void {
   for (const v of values) if (v.length >= 6) secrets.add(v);
 }
 
-function scrub(line: string): string {
-  let out = line;
+/** `text` with every registered secret replaced (for output that does not go through `log`). */
+export function redact(text: string): string {
+  let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join("[redacted]");
   return out;
 }
@@ -33,7 +34,7 @@ export const log: Logger = pino(
       censor: "[redacted]",
     },
   },
-  { write: (line: string) => sink(scrub(line)) },
+  { write: (line: string) => sink(redact(line)) },
 );
 
 export function setLogLevel(level: string): void {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAdminCheck } from "../../src/core/access/admin.js";
 import { createAccessPolicy } from "../../src/core/access/policy.js";
-import { createSpendCaps, DAY_MS } from "../../src/core/approvals/caps.js";
+import { ANY_ASSET, createSpendCaps, DAY_MS } from "../../src/core/approvals/caps.js";
 import { BACKENDS, type Backend } from "../memory/support/stores.js";
 import { alice, bob, transferPlan } from "./support/plans.js";
 
@@ -43,6 +43,21 @@ for (const backend of BACKENDS) {
 
       await caps.setCap(alice.userKey, "USDC", null, bob.userKey);
       expect(await caps.caps(alice.userKey)).toEqual({});
+    });
+
+    it("a cap set without an asset caps every asset that has no cap of its own", async () => {
+      be = backend.factory("caps-any");
+      const store = await be.open();
+      const caps = createSpendCaps({ store });
+      await caps.setCap(alice.userKey, ANY_ASSET, "50", bob.userKey);
+      await caps.setCap(alice.userKey, "ETH", "0.5", bob.userKey);
+      expect((await caps.check(alice.userKey, transferPlan("51"))).ok).toBe(false);
+      expect((await caps.check(alice.userKey, transferPlan("51", "DAI"))).ok).toBe(false);
+      expect((await caps.check(alice.userKey, transferPlan("50", "DAI"))).ok).toBe(true);
+      // An asset's own cap wins over the catch-all, in both directions.
+      expect((await caps.check(alice.userKey, transferPlan("0.6", "ETH"))).ok).toBe(false);
+      expect((await caps.check(alice.userKey, transferPlan("0.5", "ETH"))).ok).toBe(true);
+      expect((await caps.check(bob.userKey, transferPlan("51"))).ok).toBe(true);
     });
 
     it("caps survive a restart", async () => {

@@ -1,4 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 
@@ -12,7 +15,8 @@ afterEach(async () => {
 
 /** Only what a shell needs: no OPENAI_* or platform tokens leak in from the test environment. */
 function baseEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...extra };
+  const dataDir = mkdtempSync(join(tmpdir(), "neo-console-"));
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NEO_DATA_DIR: dataDir, ...extra };
 }
 
 interface Run {
@@ -63,8 +67,21 @@ describe("console chat (npm start without a platform token)", () => {
   it("answers a line typed on stdin on stdout, using the endpoint in OPENAI_BASE_URL", async () => {
     ep = await startScriptedOpenAI([
       {
-        expect: (r) => expect(r.messages).toEqual([{ role: "user", content: "what is 2+2?" }]),
+        match: (r) => r.purpose === "turn",
+        expect: (r) => {
+          expect(r.messages).toEqual([{ role: "user", content: "what is 2+2?" }]);
+          // The real tool surface is wired: the default manifest's filesystem server and the synthetic tools.
+          const names = r.tools.map((t) => t.function.name);
+          expect(names).toContain("core_execute");
+          expect(names).toContain("memory_recall");
+          expect(names.some((n) => n.startsWith("fs__"))).toBe(true);
+        },
         reply: { text: "2+2 is 4." },
+      },
+      // The cortex is wired too: the finished turn is consolidated before the process exits.
+      {
+        match: (r) => r.purpose === "writeback",
+        reply: { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
       },
     ]);
     const run = start(["npx", "tsx", "src/main.ts"], { OPENAI_BASE_URL: ep.url });

@@ -76,6 +76,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     apiUrl: o.config.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL,
     ...(o.shards ? { shards: o.shards.ids, shardCount: o.shards.count } : {}),
   });
+  // REST works before the gateway is up, so turns resumed at start-up can post right away.
+  if (token) client.rest.setToken(token);
   const editIntervalMs = o.editIntervalMs ?? 1200;
   const edits = createEditCoalescer(statusEditSender(client.rest), editIntervalMs);
   /** The missing-intent line is said once per process: at start-up, or at the first empty message. */

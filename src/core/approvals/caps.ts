@@ -41,6 +41,9 @@ export function planSpend(plan: Plan): Record<string, string> {
   return out;
 }
 
+/** The cap key that applies to every asset without a cap of its own. */
+export const ANY_ASSET = "*";
+
 export function createSpendCaps(opts: { store: Store; windowMs?: number; now?: () => number }): SpendCaps {
   const { store } = opts;
   const windowMs = opts.windowMs ?? DAY_MS;
@@ -73,10 +76,12 @@ export function createSpendCaps(opts: { store: Store; windowMs?: number; now?: (
     check: async (userKey, plan) => {
       const limits = await caps(userKey);
       const wanted = planSpend(plan);
-      if (Object.keys(wanted).every((asset) => limits[asset] === undefined)) return { ok: true };
+      // A cap set without naming an asset (`/neo limit @u 100`) caps every asset that has no cap of its own.
+      const capOf = (asset: string): string | undefined => limits[asset] ?? limits[ANY_ASSET];
+      if (Object.keys(wanted).every((asset) => capOf(asset) === undefined)) return { ok: true };
       const already = await spent(userKey);
       for (const [asset, amount] of Object.entries(wanted)) {
-        const cap = limits[asset];
+        const cap = capOf(asset);
         if (cap === undefined) continue;
         const used = already[asset] ?? "0";
         const total = addDecimal(used, amount);

@@ -119,7 +119,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
           (v) =>
             `    • \`${v.name}\` ${v.ok ? `up, ${v.tools} tools` : "DOWN"}${v.warning ? ` — ${v.warning}` : ""}`,
         ),
-        ...(deps.system.usage ? [`• Usage: ${deps.system.usage()}`] : []),
+        ...(deps.system.usage ? [await deps.system.usage()] : []),
       ];
       return reply(lines.join("\n"));
     }
@@ -159,7 +159,10 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       const user = ctx.resolveUser(cmd.user);
       if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
       await deps.caps.setLimit(user, cmd.amount, cmd.asset, ctx.caller);
-      return reply(`${cmd.user}'s spend cap is now ${cmd.amount}${cmd.asset ? ` ${cmd.asset}` : ""}.`);
+      const what = cmd.asset
+        ? `${cmd.amount} ${cmd.asset}`
+        : `${cmd.amount} of any asset without its own cap`;
+      return reply(`${cmd.user}'s spend cap is now ${what}, per 24 hours.`);
     }
     case "unknown":
     case "invalid":

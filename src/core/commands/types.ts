@@ -103,14 +103,17 @@ export interface CommandDeps {
   };
   access: Pick<AccessPolicy, "allow" | "deny">;
   caps: {
-    /** Set `user`'s spend cap; `asset` undefined = the default asset of the caps policy. */
+    /** Set `user`'s spend cap; `asset` undefined = every asset without a cap of its own. */
     setLimit(user: UserKey, amount: string, asset: string | undefined, by: UserKey): Promise<void>;
   };
   system: {
     models(): { main: string; cheap: string };
     store(): { kind: string; healthy: boolean };
-    /** Optional usage summary line(s) for `status` (tokens, cost). */
-    usage?(): string;
+    /**
+     * Optional usage lines for `status`: Markdown bullets with tokens and cost in total, per user
+     * and per conversation (`createUsageTracker(...).summary`).
+     */
+    usage?(): string | Promise<string>;
   };
 }
 

@@ -1,0 +1,53 @@
+/** Adapts the process's services to the shape the `/neo` commands act on. */
+import { ANY_ASSET } from "../core/approvals/caps.js";
+import type { CommandDeps } from "../core/commands/types.js";
+import type { Conversations } from "../core/conversations/types.js";
+import type { Services } from "./services.js";
+
+export function commandDeps(
+  s: Services,
+  conversations: Pick<Conversations, "reset" | "compact" | "stats">,
+  usage?: () => string,
+): CommandDeps {
+  const { cfg, tools } = s;
+  return {
+    conversations,
+    memory: { describe: (u) => s.memory.describe(u), forget: (u) => s.memory.forget(u) },
+    tools: {
+      list: () => {
+        const all = tools.tools();
+        return {
+          natural: all.filter((t) => t.class === "natural").map((t) => t.name),
+          escalate: all.filter((t) => t.class === "escalate").map((t) => t.name),
+        };
+      },
+      servers: () => {
+        const warnings = tools.warnings();
+        return tools.servers().map((srv) => {
+          const last = [...warnings].reverse().find((w) => w.server === srv.alias);
+          const warning = srv.error ?? last?.message;
+          return {
+            name: srv.alias,
+            ok: srv.status === "ready" || srv.status === "disabled",
+            tools: srv.toolCount,
+            ...(warning ? { warning } : {}),
+          };
+        });
+      },
+      reload: async () => {
+        await tools.reload();
+        return tools.warnings().map((w) => `${w.server}: ${w.message}`);
+      },
+    },
+    approvals: { pending: () => s.broker.listPending(), cancel: (id, by) => s.broker.cancel(id, by) },
+    access: s.access,
+    caps: {
+      setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? ANY_ASSET, amount, by),
+    },
+    system: {
+      models: () => ({ main: cfg.NEO_MAIN_MODEL, cheap: cfg.NEO_CHEAP_MODEL ?? cfg.NEO_MAIN_MODEL }),
+      store: () => ({ kind: s.store.kind, healthy: s.store.healthy() }),
+      ...(usage ? { usage } : {}),
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Server mode: the conversations layer over the shared services, the Slack and/or Discord adapters
+ * the config names, and `/healthz` + `/metrics` on `NEO_HTTP_PORT` (on Slack's HTTP receiver when
+ * that runs, else on a small server of its own).
+ */
+import type { Server } from "node:http";
+import { hostname } from "node:os";
+import { createDiscordAdapter } from "../adapters/discord/adapter.js";
+import { createSlackAdapter } from "../adapters/slack/adapter.js";
+import { createAgent } from "../core/agent/agent.js";
+import type { CommandDeps } from "../core/commands/types.js";
+import { createConversations } from "../core/conversations/create-conversations.js";
+import { conversationLimits } from "../core/conversations/limits.js";
+import type { ConversationIO, ConversationsService, PlatformAdapter } from "../core/conversations/types.js";
+import { type ConversationKey, type Platform, parseConversationKey } from "../core/keys.js";
+import { log } from "../core/log.js";
+import { type HealthCheck, opsRoutes } from "../ops/health.js";
+import { startOpsServer } from "../ops/http-server.js";
+import { commandDeps } from "./command-deps.js";
+import { healthChecks } from "./health-checks.js";
+import type { Services } from "./services.js";
+
+export interface NeoServer {
+  conversations: ConversationsService;
+  adapters: PlatformAdapter[];
+  checks: HealthCheck[];
+  /** The port `/healthz` and `/metrics` are served on. */
+  httpPort(): number | undefined;
+  /** Stop taking work, let turns reach a cancellation point, stop the adapters. */
+  stop(): Promise<void>;
+}
+
+export class NoPlatformError extends Error {
+  readonly code = "NO_PLATFORM";
+}
+
+export async function startServer(s: Services, usage?: () => string): Promise<NeoServer> {
+  const { cfg } = s;
+  const byPlatform = new Map<Platform, PlatformAdapter>();
+  const io = (key: ConversationKey): ConversationIO => {
+    const platform = parseConversationKey(key).platform;
+    const adapter = byPlatform.get(platform);
+    if (!adapter) throw new NoPlatformError(`no ${platform} adapter runs here for conversation ${key}`);
+    return adapter.io(key);
+  };
+  const conversations = createConversations({
+    store: s.store,
+    newAgent: (state) => createAgent(s.agentDeps, state),
+    io,
+    limits: conversationLimits(cfg),
+    instanceId: cfg.NEO_INSTANCE_ID ?? hostname(),
+  });
+  const commands: CommandDeps = commandDeps(s, conversations, usage);
+  const checks: HealthCheck[] = [];
+  const routes = opsRoutes(checks);
+
+  const slack = cfg.SLACK_BOT_TOKEN
+    ? createSlackAdapter({
+        config: {
+          SLACK_BOT_TOKEN: cfg.SLACK_BOT_TOKEN,
+          ...(cfg.SLACK_SIGNING_SECRET ? { SLACK_SIGNING_SECRET: cfg.SLACK_SIGNING_SECRET } : {}),
+          ...(cfg.SLACK_APP_TOKEN ? { SLACK_APP_TOKEN: cfg.SLACK_APP_TOKEN } : {}),
+          ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
+          NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
+        },
+        conversations,
+        broker: s.broker,
+        access: s.access,
+        commands,
+        store: s.store,
+        customRoutes: routes,
+      })
+    : undefined;
+  const discord = cfg.DISCORD_TOKEN
+    ? createDiscordAdapter({
+        config: {
+          DISCORD_TOKEN: cfg.DISCORD_TOKEN,
+          ...(cfg.DISCORD_API_URL ? { DISCORD_API_URL: cfg.DISCORD_API_URL } : {}),
+        },
+        conversations,
+        broker: s.broker,
+        access: s.access,
+        commands,
+        store: s.store,
+      })
+    : undefined;
+  const adapters = [slack, discord].filter((a): a is NonNullable<typeof a> => a !== undefined);
+  if (adapters.length === 0) throw new NoPlatformError("neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set");
+  for (const a of adapters) byPlatform.set(a.platform, a);
+  checks.push(...healthChecks(cfg, s.store, s.tools, adapters));
+
+  // Recover unfinished work first (adapters' REST clients already work), then take new messages.
+  await conversations.start();
+  const started: PlatformAdapter[] = [];
+  let ops: Server | undefined;
+  try {
+    for (const a of adapters) {
+      await a.start();
+      started.push(a);
+    }
+    // Slack's HTTP receiver serves the ops routes on its own port; otherwise they get a server.
+    if (!(slack && slack.mode === "http")) ops = await startOpsServer(cfg.NEO_HTTP_PORT, routes);
+  } catch (err) {
+    await conversations.shutdown(0);
+    for (const a of started) await a.stop().catch(() => {});
+    throw err;
+  }
+  const httpPort = (): number | undefined => {
+    if (ops) {
+      const addr = ops.address();
+      return typeof addr === "object" && addr ? addr.port : undefined;
+    }
+    return slack?.port();
+  };
+  log.info({ platforms: adapters.map((a) => a.platform), port: httpPort() }, "neo started");
+
+  return {
+    conversations,
+    adapters,
+    checks,
+    httpPort,
+    async stop() {
+      // Turns still post their last status while they wind down, so adapters stop after.
+      await conversations.shutdown(cfg.NEO_SHUTDOWN_GRACE_MS);
+      for (const a of adapters) {
+        await a
+          .stop()
+          .catch((err: unknown) => log.warn({ err, platform: a.platform }, "adapter stop failed"));
+      }
+      if (ops) await new Promise<void>((resolve) => ops!.close(() => resolve()));
+    },
+  };
+}

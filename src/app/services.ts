@@ -1,0 +1,110 @@
+/**
+ * The platform-independent services of one Neo process, built from the validated config: store,
+ * two-model client, cortex, MCP tool surface, access, spend caps, approvals and the executor behind
+ * `core_execute`. Console and server mode both start from here, so there is one wiring.
+ */
+import type { Config } from "../config.js";
+import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
+import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
+import type { AgentDeps } from "../core/agent/deps.js";
+import { limitsFromConfig } from "../core/agent/limits.js";
+import { createAuditLog } from "../core/approvals/audit.js";
+import { type ApprovalBroker, createApprovalBroker } from "../core/approvals/broker.js";
+import { createSpendCaps, type SpendCaps } from "../core/approvals/caps.js";
+import { type CoreExecute, createCoreExecute } from "../core/approvals/core-execute.js";
+import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
+import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
+import type { Executor } from "../core/approvals/types.js";
+import { createLlmClient } from "../core/llm/client.js";
+import type { LlmClient } from "../core/llm/types.js";
+import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
+import { loadManifest } from "../core/tools/manifest.js";
+import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
+import { createMemory, type Memory } from "../memory/memory.js";
+import { createStore } from "../memory/store/create-store.js";
+import type { Store } from "../memory/store/types.js";
+
+export interface Services {
+  cfg: Config;
+  store: Store;
+  ledger: UsageLedger;
+  llm: LlmClient;
+  memory: Memory;
+  tools: McpToolSurface;
+  isAdmin: IsAdmin;
+  access: AccessPolicy;
+  caps: SpendCaps;
+  broker: ApprovalBroker;
+  executor: Executor;
+  /** What every agent of this process is built from. */
+  agentDeps: AgentDeps;
+  /** Wait for background work (write-back), then close the tool servers and the store. */
+  close(): Promise<void>;
+}
+
+export async function createServices(cfg: Config): Promise<Services> {
+  const store = await createStore({
+    redisUrl: cfg.REDIS_URL,
+    dataDir: cfg.NEO_DATA_DIR,
+    prefix: cfg.NEO_KEY_PREFIX,
+  });
+  const ledger = createUsageLedger(pricesFromConfig(cfg));
+  const llm = createLlmClient(cfg, ledger);
+  const memory = createMemory({ store, llm, recallTurns: cfg.NEO_RECALL_TURNS });
+  const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
+  const access = createAccessPolicy({ store, isAdmin });
+  const caps = createSpendCaps({ store });
+  const broker = createApprovalBroker({
+    store,
+    audit: createAuditLog(store),
+    ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
+    pollMs: cfg.NEO_APPROVAL_POLL_MS,
+    isAdmin: (u) => isAdmin(u),
+  });
+
+  // The embedded executor plans over the surface's Escalate tools, and the surface advertises
+  // `core_execute`, so the delegate is bound once both exist.
+  let coreExecute: CoreExecute | undefined;
+  const tools = await createToolSurface({
+    manifest: await loadManifest(cfg.NEO_MCP_MANIFEST),
+    ...(cfg.NEO_ESCALATE_PATTERNS ? { escalatePatterns: cfg.NEO_ESCALATE_PATTERNS } : {}),
+    resultMaxChars: cfg.NEO_TOOL_RESULT_MAX_CHARS,
+    callTimeoutMs: cfg.NEO_TOOL_TIMEOUT_MS,
+    coreExecute: (intent, ctx) => {
+      if (!coreExecute) throw new Error("core_execute called before start-up finished");
+      return coreExecute(intent, ctx);
+    },
+    memoryRecall: (query, ctx) => memory.memoryRecall(query, ctx),
+  });
+  const executor = cfg.NEO_EXECUTOR_URL
+    ? createRemoteExecutor({
+        url: cfg.NEO_EXECUTOR_URL,
+        timeoutMs: cfg.NEO_EXECUTOR_TIMEOUT_MS,
+        retries: cfg.NEO_EXECUTOR_RETRIES,
+        pollMs: cfg.NEO_EXECUTOR_POLL_MS,
+        planTimeoutMs: cfg.NEO_EXECUTOR_PLAN_TIMEOUT_MS,
+        executeTimeoutMs: cfg.NEO_EXECUTOR_EXECUTE_TIMEOUT_MS,
+      })
+    : createEmbeddedExecutor({ llm, tools, store });
+  coreExecute = createCoreExecute({ executor, broker, caps, access });
+
+  return {
+    cfg,
+    store,
+    ledger,
+    llm,
+    memory,
+    tools,
+    isAdmin,
+    access,
+    caps,
+    broker,
+    executor,
+    agentDeps: { llm, tools, memory: memory.port, limits: limitsFromConfig(cfg) },
+    async close() {
+      await memory.drained();
+      await tools.close();
+      await store.close();
+    },
+  };
+}
