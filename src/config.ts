@@ -13,7 +13,6 @@ const csv = z.string().transform((s) =>
     .filter(Boolean),
 );
 const optionalUrl = z.url().optional();
-const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 /** The environment schema. Each key is the variable's name; defaults are the seed's numbers. */
 export const envSchema = z.object({
@@ -97,7 +96,6 @@ export const envSchema = z.object({
   NEO_ESCALATE_PATTERNS: csv.optional(),
 
   NEO_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-  NEO_LOG_PRETTY: bool.default(false),
 });
 
 export type Config = z.infer<typeof envSchema>;

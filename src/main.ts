@@ -4,6 +4,7 @@
  * stop taking work, let running turns reach a cancellation point (the next start resumes them),
  * drain write-back, close the store and exit 0.
  */
+import { existsSync } from "node:fs";
 import { runConsoleMode } from "./app/console.js";
 import { startServer } from "./app/server.js";
 import { createServices, type Services } from "./app/services.js";
@@ -39,9 +40,20 @@ async function serve(s: Services): Promise<number> {
   return 0;
 }
 
+/**
+ * `.env` in the working directory (or `NEO_ENV_FILE`; `off` = none) fills variables the
+ * environment does not already set.
+ */
+function loadEnvFile(): void {
+  const path = process.env.NEO_ENV_FILE ?? ".env";
+  if (path === "off" || !existsSync(path)) return;
+  process.loadEnvFile(path);
+}
+
 async function main(): Promise<number> {
   let cfg: Config;
   try {
+    loadEnvFile();
     cfg = loadConfig();
   } catch (e) {
     if (e instanceof ConfigError) return fail(e.message);

@@ -3,9 +3,11 @@
  * `/metrics` renders `registry`. Label values are bounded by what the bot serves (tools, models,
  * users it has answered), never by what a message says.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export const registry = new Registry();
+// Process health (memory, CPU, event-loop lag, handles) beside Neo's own series.
+collectDefaultMetrics({ register: registry, prefix: "neo_" });
 
 const latencyBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 

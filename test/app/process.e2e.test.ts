@@ -145,6 +145,8 @@ describe("the bot process (npm start with platform tokens)", () => {
       "neo_approvals_total",
       "neo_queue_wait_seconds",
       "neo_platform_rate_limited_total",
+      "neo_inbound_messages_total",
+      "neo_process_resident_memory_bytes",
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `);
     }

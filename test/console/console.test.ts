@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +16,13 @@ afterEach(async () => {
 /** Only what a shell needs: no OPENAI_* or platform tokens leak in from the test environment. */
 function baseEnv(extra: Record<string, string>): Record<string, string> {
   const dataDir = mkdtempSync(join(tmpdir(), "neo-console-"));
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NEO_DATA_DIR: dataDir, ...extra };
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    NEO_DATA_DIR: dataDir,
+    NEO_ENV_FILE: "off",
+    ...extra,
+  };
 }
 
 interface Run {
@@ -128,5 +134,17 @@ describe("console chat (npm start without a platform token)", () => {
       .filter((l) => l && !l.startsWith("npm warn"));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^NEO_CONTEXT_WINDOW: .*got "lots"/);
+  });
+
+  it("reads the env file (NEO_ENV_FILE, default .env) for variables the environment does not set", async () => {
+    const envFile = join(mkdtempSync(join(tmpdir(), "neo-envfile-")), "neo.env");
+    writeFileSync(
+      envFile,
+      "OPENAI_API_KEY=sk-from-file\nNEO_CONTEXT_WINDOW=plenty\nNEO_MAIN_MODEL=from-file\n",
+    );
+    const run = start(["npx", "tsx", "src/main.ts"], { NEO_ENV_FILE: envFile, NEO_MAIN_MODEL: "from-env" });
+    expect(await run.exit).toBe(1);
+    // The key came from the file (no "set OPENAI_API_KEY" line); its bad window is reported.
+    expect(run.stderr()).toMatch(/^NEO_CONTEXT_WINDOW: .*got "plenty"/m);
   });
 });

@@ -34,7 +34,7 @@ export async function freePort(): Promise<number> {
 export function startBot(env: Record<string, string>): BotProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     // Only what is given: nothing leaks in from the test environment.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NEO_ENV_FILE: "off", ...env },
     cwd: process.cwd(),
   });
   let stdout = "";
