@@ -124,12 +124,14 @@ export function testDeps(
     memory?: MemoryPort;
     limits?: Partial<AgentLimits>;
     env?: Record<string, string>;
+    usage?: Parameters<typeof createLlmForTest>[2];
   } = {},
 ): AgentDeps & ReturnType<typeof createLlmForTest> {
-  const { llm, ledger } = createLlmForTest(ep, over.env);
+  const { llm, ledger, usage } = createLlmForTest(ep, over.env, over.usage);
   return {
     llm,
     ledger,
+    ...(usage ? { usage } : {}),
     tools: over.tools ?? testTools({}),
     memory: over.memory ?? recordingMemory(),
     limits: testLimits(over.limits),

@@ -6,17 +6,28 @@ import { loadConfig } from "../../src/config.js";
 import { createLlmClient } from "../../src/core/llm/client.js";
 import type { LlmClient } from "../../src/core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../../src/core/llm/usage-ledger.js";
+import {
+  createUsageTracker,
+  type UsageTracker,
+  type UsageTrackerOptions,
+} from "../../src/core/usage/index.js";
 import type { ScriptedOpenAI } from "./scripted-openai.js";
 
 export interface LlmForTest {
   llm: LlmClient;
   ledger: UsageLedger;
+  /** Present when `usage` options were given: the tracker whose gate the client asks. */
+  usage?: UsageTracker;
 }
 
-/** `env` overrides any variable (e.g. `{ NEO_CHEAP_MODEL: "mini", NEO_LLM_MAX_RETRIES: "2" }`). */
+/**
+ * `env` overrides any variable (e.g. `{ NEO_CHEAP_MODEL: "mini", NEO_LLM_MAX_RETRIES: "2" }`);
+ * `usage` builds a usage tracker over the ledger and gives its gate to the client.
+ */
 export function createLlmForTest(
   endpoint: Pick<ScriptedOpenAI, "url">,
   env: Record<string, string> = {},
+  usage?: Omit<UsageTrackerOptions, "ledger">,
 ): LlmForTest {
   const cfg = loadConfig({
     OPENAI_BASE_URL: endpoint.url,
@@ -26,5 +37,11 @@ export function createLlmForTest(
     ...env,
   });
   const ledger = createUsageLedger(pricesFromConfig(cfg));
-  return { llm: createLlmClient(cfg, ledger), ledger };
+  if (!usage) return { llm: createLlmClient(cfg, ledger), ledger };
+  const tracker = createUsageTracker({ ...usage, ledger });
+  return {
+    llm: createLlmClient(cfg, ledger, tracker.gate ? { gate: tracker.gate } : {}),
+    ledger,
+    usage: tracker,
+  };
 }

@@ -7,15 +7,20 @@
  * call makes ONE attempt on the cheap model (maxRetries 0), and on any failure other than
  * cancellation goes to the main model with the SDK's normal retries: at most 1 + (1 + retries)
  * requests per cheap call.
+ *
+ * Budget: with a `gate`, every `purpose: turn` call made for a user asks it first; a refusal throws
+ * `BudgetExceededError` and no request is made. Metrics (latency, tokens by model/user/conversation)
+ * are recorded here, next to the ledger, so every model call is counted once.
  */
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Config } from "../../config.js";
 import { log } from "../log.js";
-import { LlmError, toLlmError } from "./errors.js";
+import { BudgetExceededError, LlmError, toLlmError } from "./errors.js";
+import { countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
-import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall } from "./types.js";
+import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall, TurnGate } from "./types.js";
 import type { UsageLedger } from "./usage-ledger.js";
 
 export type LlmSettings = Pick<
@@ -68,8 +73,18 @@ function toCompletion(res: ChatCompletion, model: string): Completion {
   };
 }
 
+export interface LlmClientOptions {
+  /** Per-user daily budget, asked before each `turn` call (see `createUsageTracker`). */
+  gate?: TurnGate;
+}
+
 /** Build the client. `ledger` records every successful call's usage and cost. */
-export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClient {
+export function createLlmClient(
+  cfg: LlmSettings,
+  ledger: UsageLedger,
+  opts: LlmClientOptions = {},
+): LlmClient {
+  const { gate } = opts;
   const sdk = new OpenAI({
     // The SDK insists on a key; local servers (Ollama, vLLM) accept any, so a placeholder is honest.
     apiKey: cfg.OPENAI_API_KEY ?? "no-key",
@@ -91,18 +106,22 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
     if (req.signal?.aborted) child.abort(req.signal.reason);
     req.signal?.addEventListener("abort", forward, { once: true });
     try {
-      const res = await sdk.chat.completions.create(
-        {
-          model,
-          messages,
-          ...(req.tools?.length ? { tools: req.tools } : {}),
-          ...(req.maxTokens ? { max_completion_tokens: req.maxTokens } : {}),
-          ...(req.json ? { response_format: { type: "json_object" as const } } : {}),
-        },
-        { signal: child.signal, maxRetries, headers: requestHeaders(req.tags) },
+      const res = await timeModelCall(model, () =>
+        sdk.chat.completions.create(
+          {
+            model,
+            messages,
+            ...(req.tools?.length ? { tools: req.tools } : {}),
+            ...(req.maxTokens ? { max_completion_tokens: req.maxTokens } : {}),
+            ...(req.json ? { response_format: { type: "json_object" as const } } : {}),
+          },
+          { signal: child.signal, maxRetries, headers: requestHeaders(req.tags) },
+        ),
       );
       const completion = toCompletion(res, model);
-      ledger.record(completion.model, req.tags, completion.usage);
+      // Accounted under the model asked for (after any fallback, that is main): it is the name
+      // prices are configured under, and it keeps metric labels to the two configured models.
+      countModelUsage(ledger.record(model, req.tags, completion.usage));
       return completion;
     } catch (e) {
       throw toLlmError(e, model);
@@ -113,6 +132,10 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
 
   return {
     async complete(req) {
+      if (gate && req.tags.purpose === "turn" && req.tags.user) {
+        const refusal = await gate.admit(req.tags.user);
+        if (refusal) throw new BudgetExceededError(refusal);
+      }
       if (req.role === "main" || !cheapModel) return call(cfg.NEO_MAIN_MODEL, req, cfg.NEO_LLM_MAX_RETRIES);
       try {
         return await call(cheapModel, req, 0);

@@ -11,6 +11,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from "openai";
+import type { BudgetRefusal } from "./types.js";
 
 export type LlmErrorCode =
   | "LLM_ABORTED"
@@ -20,7 +21,9 @@ export type LlmErrorCode =
   | "LLM_RATE_LIMITED"
   | "LLM_BAD_REQUEST"
   | "LLM_SERVER"
-  | "LLM_BAD_RESPONSE";
+  | "LLM_BAD_RESPONSE"
+  /** No request was made: the user's daily token budget is spent (the message says so, for them). */
+  | "LLM_BUDGET";
 
 export class LlmError extends Error {
   constructor(
@@ -32,6 +35,14 @@ export class LlmError extends Error {
   ) {
     super(message, options);
     this.name = "LlmError";
+  }
+}
+
+/** The turn's user is at or over their daily token budget; `message` is written for that user. */
+export class BudgetExceededError extends LlmError {
+  constructor(readonly refusal: BudgetRefusal) {
+    super("LLM_BUDGET", refusal.message);
+    this.name = "BudgetExceededError";
   }
 }
 

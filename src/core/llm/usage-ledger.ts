@@ -33,6 +33,12 @@ export interface UsageLedger {
   conversation(key: ConversationKey): UsageTotals;
   user(key: UserKey): UsageTotals;
   byModel(): ReadonlyMap<string, UsageTotals>;
+  /** Totals by user key (calls tagged with a user). */
+  byUser(): ReadonlyMap<string, UsageTotals>;
+  /** Totals by conversation key (calls tagged with a conversation). */
+  byConversation(): ReadonlyMap<string, UsageTotals>;
+  /** True when at least one model has a price, so costs mean something. */
+  readonly priced: boolean;
   /** Called after each record (metrics exporters hook here). */
   onRecord(listener: (entry: UsageEntry) => void): void;
 }
@@ -79,6 +85,9 @@ export function createUsageLedger(prices: ReadonlyMap<string, ModelPrice> = new 
     conversation: (key) => ({ ...(conversations.get(key) ?? zero()) }),
     user: (key) => ({ ...(users.get(key) ?? zero()) }),
     byModel: () => models,
+    byUser: () => users,
+    byConversation: () => conversations,
+    priced: prices.size > 0,
     onRecord: (l) => {
       listeners.push(l);
     },

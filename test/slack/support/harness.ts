@@ -55,6 +55,10 @@ export interface HarnessOptions {
   customRoutes?: CustomRoute[];
   /** Socket Mode instead of HTTP (events then arrive through `fake.socketSend`). */
   socketMode?: boolean;
+  /** Config overrides for the model client (e.g. `NEO_MAIN_PRICE`). */
+  env?: Record<string, string>;
+  /** `NEO_USER_DAILY_TOKENS`: the usage tracker's per-user daily budget (counted in the store). */
+  dailyTokens?: number;
 }
 
 export interface Harness {
@@ -139,7 +143,11 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
           name === "core_execute" ? coreExecute(String(args.intent), ctx) : tools.dispatch(name, args, ctx),
       }
     : tools;
-  const agentDeps = testDeps(ep, { tools: surface });
+  const agentDeps = testDeps(ep, {
+    tools: surface,
+    ...(o.env ? { env: o.env } : {}),
+    usage: { store, dailyTokens: o.dailyTokens },
+  });
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
     store,
@@ -173,6 +181,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     system: {
       models: () => ({ main: "main-model", cheap: "main-model" }),
       store: () => ({ kind: store.kind, healthy: store.healthy() }),
+      usage: () => agentDeps.usage!.summary(),
     },
   };
   adapter = createSlackAdapter({
