@@ -40,7 +40,7 @@ export function createLlmForTest(
   if (!usage) return { llm: createLlmClient(cfg, ledger), ledger };
   const tracker = createUsageTracker({ ...usage, ledger });
   return {
-    llm: createLlmClient(cfg, ledger, tracker.gate ? { gate: tracker.gate } : {}),
+    llm: createLlmClient(cfg, ledger, { gate: tracker.gate }),
     ledger,
     usage: tracker,
   };

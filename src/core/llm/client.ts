@@ -74,8 +74,8 @@ function toCompletion(res: ChatCompletion, model: string): Completion {
 }
 
 export interface LlmClientOptions {
-  /** Per-user daily budget, asked before each `turn` call (see `createUsageTracker`). */
-  gate?: TurnGate;
+  /** Per-user daily budget, asked before each `turn` call (`createUsageTracker(...).gate`). */
+  gate?: TurnGate | undefined;
 }
 
 /** Build the client. `ledger` records every successful call's usage and cost. */
