@@ -14,6 +14,7 @@ import { conversationLimits } from "../core/conversations/limits.js";
 import type { ConversationIO, ConversationsService, PlatformAdapter } from "../core/conversations/types.js";
 import { type ConversationKey, type Platform, parseConversationKey } from "../core/keys.js";
 import { log } from "../core/log.js";
+import { StoreUnavailableError } from "../memory/store/types.js";
 import { type HealthCheck, opsRoutes } from "../ops/health.js";
 import { startOpsServer } from "../ops/http-server.js";
 import { commandDeps } from "./command-deps.js";
@@ -32,6 +33,23 @@ export interface NeoServer {
 
 export class NoPlatformError extends Error {
   readonly code = "NO_PLATFORM";
+}
+
+/**
+ * Unfinished work lives in the store, so nothing is taken before it answers: with Redis down at
+ * start-up, wait for it (saying so) instead of exiting or answering without the journal.
+ */
+async function startWhenStoreAnswers(start: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const waitMs = Math.min(10_000, 250 * 2 ** attempt);
+      log.warn({ err: err.message, attempt, waitMs }, "store unavailable at start-up; waiting for it");
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
 }
 
 export async function startServer(s: Services, usage?: () => string): Promise<NeoServer> {
@@ -90,7 +108,7 @@ export async function startServer(s: Services, usage?: () => string): Promise<Ne
   checks.push(...healthChecks(cfg, s.store, s.tools, adapters));
 
   // Recover unfinished work first (adapters' REST clients already work), then take new messages.
-  await conversations.start();
+  await startWhenStoreAnswers(() => conversations.start());
   const started: PlatformAdapter[] = [];
   let ops: Server | undefined;
   try {

@@ -12,6 +12,7 @@ import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import { startFakeSlack } from "../fakes/slack/fake-slack.js";
 import { createSlackSender } from "../fakes/slack/signed-request.js";
 import { envelope, mention, userTs } from "../slack/support/harness.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
 import {
   type ScriptedOpenAI,
   type ScriptedRequest,
@@ -48,122 +49,127 @@ async function withOutput<T>(bot: BotProcess, p: Promise<T>): Promise<T> {
   }
 }
 
-describe("the bot process (npm start with platform tokens)", () => {
-  it("answers on Slack and Discord, serves /healthz and /metrics, stops on SIGTERM, never prints a secret", async () => {
-    const slack = await startFakeSlack({
-      teamId: "T0001",
-      users: [{ id: "UANN", name: "ann", display_name: "Ann" }],
+const redis = await probeRedis();
+
+describe.skipIf(!redis.ok)(
+  `the bot process (npm start with platform tokens)${redis.reason ? ` (skipped: ${redis.reason})` : ""}`,
+  () => {
+    it("answers on Slack and Discord, serves /healthz and /metrics, stops on SIGTERM, never prints a secret", async () => {
+      const slack = await startFakeSlack({
+        teamId: "T0001",
+        users: [{ id: "UANN", name: "ann", display_name: "Ann" }],
+      });
+      cleanups.push(() => slack.close());
+      const discord = await startFakeDiscord();
+      cleanups.push(() => discord.close());
+      const ep: ScriptedOpenAI = await startScriptedOpenAI([]);
+      cleanups.push(() => ep.close());
+      ep.fallback((r) => (r.purpose === "writeback" ? { text: nothingDurable } : { text: "unexpected" }));
+      const lastUser = (r: ScriptedRequest) =>
+        String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
+      ep.script(
+        {
+          label: "slack answer",
+          match: (r) => isTurn(r) && lastUser(r).includes("hi from slack"),
+          reply: { text: "Hello from Neo on Slack." },
+        },
+        {
+          label: "discord answer",
+          match: (r) => isTurn(r) && lastUser(r).includes("hello from discord"),
+          reply: { text: "Hello from Neo on Discord." },
+        },
+      );
+      const port = await freePort();
+      const secrets = { ...SECRETS, DISCORD_TOKEN: discord.token };
+      const bot: BotProcess = startBot({
+        ...secrets,
+        OPENAI_BASE_URL: ep.url,
+        SLACK_API_URL: slack.apiUrl,
+        DISCORD_API_URL: discord.apiBase,
+        REDIS_URL: redis.url,
+        NEO_KEY_PREFIX: uniquePrefix("process-e2e"),
+        NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-e2e-")),
+        NEO_HTTP_PORT: String(port),
+        NEO_INSTANCE_ID: "e2e",
+        NEO_LOG_LEVEL: "debug",
+      });
+      cleanups.push(async () => {
+        if (bot.child.exitCode === null) bot.kill("SIGKILL");
+      });
+      await bot.waitForLog((l) => l.msg === "neo started", "start-up");
+      const base = `http://127.0.0.1:${port}`;
+
+      // Health: every component reported, all ok.
+      const health = await fetch(`${base}/healthz`);
+      const report = (await health.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      expect(Object.keys(report.checks).sort()).toEqual(["discord", "mcp", "model", "slack", "store"]);
+      expect(report).toMatchObject({ status: "ok" });
+      expect(health.status).toBe(200);
+
+      // Slack: a signed mention is answered in its thread; a forged one is refused.
+      const sender = createSlackSender(`${base}/slack/events`, SECRETS.SLACK_SIGNING_SECRET);
+      const ts = userTs();
+      expect((await sender.event(envelope(mention("C1", "UANN", "hi from slack", { ts })))).status).toBe(200);
+      const forged = await sender.event(envelope(mention("C1", "UANN", "hi again")), { secret: "wrong" });
+      expect(forged.status).toBe(401);
+      await withOutput(
+        bot,
+        slack.waitFor(
+          () => slack.callsTo("chat.postMessage").some((c) => c.args.text === "Hello from Neo on Slack."),
+          "Slack answer",
+        ),
+      );
+      expect(
+        slack.callsTo("chat.postMessage").find((c) => c.args.text === "Hello from Neo on Slack.")?.args
+          .thread_ts,
+      ).toBe(ts);
+
+      // Discord: a DM is answered in the DM.
+      const dm = discord.dm(discord.alice);
+      await discord.say(discord.alice, dm, "hello from discord");
+      await discord.waitForCall(
+        (c) =>
+          c.path === `/channels/${dm.id}/messages` &&
+          (c.body as { content?: string })?.content === "Hello from Neo on Discord.",
+        "Discord answer",
+      );
+
+      // Metrics in Prometheus text: the turns and the inbound messages of both platforms are counted.
+      const metrics = await fetch(`${base}/metrics`);
+      expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
+      const text = await metrics.text();
+      for (const name of [
+        "neo_turns_total",
+        "neo_steps_total",
+        "neo_tool_calls_total",
+        "neo_model_latency_seconds",
+        "neo_model_tokens_total",
+        "neo_compactions_total",
+        "neo_writeback_queue_depth",
+        "neo_writeback_dropped_total",
+        "neo_approvals_total",
+        "neo_queue_wait_seconds",
+        "neo_platform_rate_limited_total",
+        "neo_inbound_messages_total",
+        "neo_process_resident_memory_bytes",
+      ]) {
+        expect(text, name).toContain(`# TYPE ${name} `);
+      }
+      expect(await metricValue(text, "neo_steps_total")).toBeGreaterThanOrEqual(2);
+
+      // SIGTERM: a clean stop, exit code 0.
+      bot.kill("SIGTERM");
+      expect(await bot.exit).toBe(0);
+      expect(bot.logLines().some((l) => l.msg === "shutting down")).toBe(true);
+
+      // Nothing the process printed carries a configured secret.
+      const everything = bot.output();
+      expect(everything.length).toBeGreaterThan(1000);
+      for (const [name, value] of Object.entries(secrets)) {
+        expect(everything.includes(value), `${name} appears in the output`).toBe(false);
+      }
+      // Every request the bot made to the model kept the protocol's invariants; both answers were used.
+      ep.verify();
     });
-    cleanups.push(() => slack.close());
-    const discord = await startFakeDiscord();
-    cleanups.push(() => discord.close());
-    const ep: ScriptedOpenAI = await startScriptedOpenAI([]);
-    cleanups.push(() => ep.close());
-    ep.fallback((r) => (r.purpose === "writeback" ? { text: nothingDurable } : { text: "unexpected" }));
-    const lastUser = (r: ScriptedRequest) =>
-      String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
-    ep.script(
-      {
-        label: "slack answer",
-        match: (r) => isTurn(r) && lastUser(r).includes("hi from slack"),
-        reply: { text: "Hello from Neo on Slack." },
-      },
-      {
-        label: "discord answer",
-        match: (r) => isTurn(r) && lastUser(r).includes("hello from discord"),
-        reply: { text: "Hello from Neo on Discord." },
-      },
-    );
-    const port = await freePort();
-    const secrets = { ...SECRETS, DISCORD_TOKEN: discord.token };
-    const bot: BotProcess = startBot({
-      ...secrets,
-      OPENAI_BASE_URL: ep.url,
-      SLACK_API_URL: slack.apiUrl,
-      DISCORD_API_URL: discord.apiBase,
-      REDIS_URL: "redis://127.0.0.1:6379",
-      NEO_KEY_PREFIX: `neo-e2e-${process.pid}-${Date.now()}:`,
-      NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-e2e-")),
-      NEO_HTTP_PORT: String(port),
-      NEO_INSTANCE_ID: "e2e",
-      NEO_LOG_LEVEL: "debug",
-    });
-    cleanups.push(async () => {
-      if (bot.child.exitCode === null) bot.kill("SIGKILL");
-    });
-    await bot.waitForLog((l) => l.msg === "neo started", "start-up");
-    const base = `http://127.0.0.1:${port}`;
-
-    // Health: every component reported, all ok.
-    const health = await fetch(`${base}/healthz`);
-    const report = (await health.json()) as { status: string; checks: Record<string, { ok: boolean }> };
-    expect(Object.keys(report.checks).sort()).toEqual(["discord", "mcp", "model", "slack", "store"]);
-    expect(report).toMatchObject({ status: "ok" });
-    expect(health.status).toBe(200);
-
-    // Slack: a signed mention is answered in its thread; a forged one is refused.
-    const sender = createSlackSender(`${base}/slack/events`, SECRETS.SLACK_SIGNING_SECRET);
-    const ts = userTs();
-    expect((await sender.event(envelope(mention("C1", "UANN", "hi from slack", { ts })))).status).toBe(200);
-    const forged = await sender.event(envelope(mention("C1", "UANN", "hi again")), { secret: "wrong" });
-    expect(forged.status).toBe(401);
-    await withOutput(
-      bot,
-      slack.waitFor(
-        () => slack.callsTo("chat.postMessage").some((c) => c.args.text === "Hello from Neo on Slack."),
-        "Slack answer",
-      ),
-    );
-    expect(
-      slack.callsTo("chat.postMessage").find((c) => c.args.text === "Hello from Neo on Slack.")?.args
-        .thread_ts,
-    ).toBe(ts);
-
-    // Discord: a DM is answered in the DM.
-    const dm = discord.dm(discord.alice);
-    await discord.say(discord.alice, dm, "hello from discord");
-    await discord.waitForCall(
-      (c) =>
-        c.path === `/channels/${dm.id}/messages` &&
-        (c.body as { content?: string })?.content === "Hello from Neo on Discord.",
-      "Discord answer",
-    );
-
-    // Metrics in Prometheus text: the turns and the inbound messages of both platforms are counted.
-    const metrics = await fetch(`${base}/metrics`);
-    expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
-    const text = await metrics.text();
-    for (const name of [
-      "neo_turns_total",
-      "neo_steps_total",
-      "neo_tool_calls_total",
-      "neo_model_latency_seconds",
-      "neo_model_tokens_total",
-      "neo_compactions_total",
-      "neo_writeback_queue_depth",
-      "neo_writeback_dropped_total",
-      "neo_approvals_total",
-      "neo_queue_wait_seconds",
-      "neo_platform_rate_limited_total",
-      "neo_inbound_messages_total",
-      "neo_process_resident_memory_bytes",
-    ]) {
-      expect(text, name).toContain(`# TYPE ${name} `);
-    }
-    expect(await metricValue(text, "neo_steps_total")).toBeGreaterThanOrEqual(2);
-
-    // SIGTERM: a clean stop, exit code 0.
-    bot.kill("SIGTERM");
-    expect(await bot.exit).toBe(0);
-    expect(bot.logLines().some((l) => l.msg === "shutting down")).toBe(true);
-
-    // Nothing the process printed carries a configured secret.
-    const everything = bot.output();
-    expect(everything.length).toBeGreaterThan(1000);
-    for (const [name, value] of Object.entries(secrets)) {
-      expect(everything.includes(value), `${name} appears in the output`).toBe(false);
-    }
-    // Every request the bot made to the model kept the protocol's invariants; both answers were used.
-    ep.verify();
-  });
-});
+  },
+);
