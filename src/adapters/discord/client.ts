@@ -2,7 +2,9 @@
  * The discord.js Client Neo runs on: the minimum intents, the partials DMs need, and the REST base
  * from `DISCORD_API_URL` (the gateway URL then comes from that API's `/gateway/bot`).
  */
-import { Client, GatewayIntentBits, Partials } from "discord.js";
+import { Client, GatewayIntentBits, Partials, RESTEvents } from "discord.js";
+import { log } from "../../core/log.js";
+import { metrics } from "../../ops/metrics.js";
 
 /** Discord's own API base; `DISCORD_API_URL` replaces it for proxies and local fakes. */
 export const DEFAULT_DISCORD_API_URL = "https://discord.com/api";
@@ -26,7 +28,7 @@ export interface DiscordClientOptions {
 }
 
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
-  return new Client({
+  const client = new Client({
     intents: [...NEO_INTENTS],
     // DM channels are not in the READY cache; without the Channel partial their messages are dropped.
     partials: [Partials.Channel, Partials.Message],
@@ -36,4 +38,12 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     ...(opts.shards ? { shards: opts.shards } : {}),
     ...(opts.shardCount ? { shardCount: opts.shardCount } : {}),
   });
+  // Every REST answer passes here; a 429 is what Discord refused (discord.js then waits it out and
+  // retries). Its `rateLimited` event also fires for waits discord.js takes on its own, so not that.
+  client.rest.on(RESTEvents.Response, (request, response) => {
+    if (response.status !== 429) return;
+    metrics.rateLimited.inc({ platform: "discord" });
+    log.warn({ method: request.method, route: request.route }, "discord 429: discord.js waits it out");
+  });
+  return client;
 }

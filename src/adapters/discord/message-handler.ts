@@ -5,6 +5,7 @@
  */
 import { ChannelType, DiscordAPIError, type Message, RESTJSONErrorCodes } from "discord.js";
 import type { AccessPolicy } from "../../core/access/policy.js";
+import { countIgnored } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
@@ -52,6 +53,7 @@ async function openThread(message: Message, name: string): Promise<string> {
 
 export function createMessageHandler(d: MessageHandlerDeps): (message: Message) => Promise<void> {
   const ignore = (message: Message, reason: string): void => {
+    countIgnored("discord");
     log.debug(
       { messageId: message.id, channelId: message.channelId, reason },
       `discord: ignored message (${reason})`,
@@ -116,10 +118,12 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     };
     const reporter = d.reporter(conversation);
     reporter.begin();
+    // Accepted and duplicate are counted and logged by the conversations layer.
     const result = await d.conversations.submit(inbound);
     if (!result.accepted) {
       reporter.end();
-      ignore(message, result.reason === "duplicate" ? "already journaled (redelivery)" : "shutting down");
+      if (result.reason === "shutting_down")
+        log.debug({ messageId: message.id }, "discord: not taken, shutting down");
     }
   };
 }

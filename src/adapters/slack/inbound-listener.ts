@@ -6,6 +6,7 @@
  */
 import type { AllMiddlewareArgs, App } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
+import { countIgnored, recordInbound } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
@@ -65,12 +66,19 @@ async function contextFor(d: Message, deps: InboundDeps): Promise<string[] | und
 
 export function registerInbound(app: App, deps: InboundDeps): void {
   // Dedupe retried deliveries by event_id, durably and atomically (a retry may be the only delivery).
-  app.use(async ({ body, next, context }: AllMiddlewareArgs & { body: unknown }) => {
-    const { eventId } = envelopeOf(body);
+  app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
+    const { eventId, event } = envelopeOf(body);
     if (!eventId) return next();
     const key = `slack:event:${eventId}`;
     if (!(await deps.store.setIfAbsent(key, 1, EVENT_DEDUPE_MS))) {
-      slog.debug({ eventId, retryNum: context.retryNum }, "ignored: event_id already received");
+      // A retried delivery: named by its message and conversation when it is one Neo would take.
+      const d = decideInbound(event, deps.me());
+      recordInbound({
+        platform: "slack",
+        id: d.kind === "message" ? d.id : eventId,
+        conversation: d.kind === "message" ? d.conversation : null,
+        disposition: "duplicate",
+      });
       return;
     }
     try {
@@ -82,16 +90,18 @@ export function registerInbound(app: App, deps: InboundDeps): void {
     }
   });
 
-  const handle = async ({ body, context }: AllMiddlewareArgs & { body: unknown }): Promise<void> => {
+  const handle = async ({ body }: AllMiddlewareArgs & { body: unknown }): Promise<void> => {
     const { eventId, event } = envelopeOf(body);
     const me = deps.me();
     const d = decideInbound(event, me);
     if (d.kind === "ignore") {
+      countIgnored("slack");
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
       return;
     }
     const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
     if (!(await deps.access.isAllowed(speakerKey))) {
+      countIgnored("slack");
       slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
       return;
     }
@@ -119,15 +129,10 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       receivedAt: Date.now(),
     };
     const res = await deps.conversations.submit(msg);
+    // Accepted and duplicate are counted and logged by the conversations layer.
     if (!res.accepted && res.reason === "shutting_down") {
       // Not journaled: answer 500 so Slack delivers it again (to another instance, or after restart).
       throw new SlackInboundError(`not accepted while shutting down: ${d.id}`);
-    }
-    if (!res.accepted) {
-      slog.debug(
-        { eventId, id: d.id, reason: res.reason, retryNum: context.retryNum },
-        `ignored: ${res.reason}`,
-      );
     }
   };
   app.event("app_mention", handle);

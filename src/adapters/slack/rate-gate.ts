@@ -7,6 +7,7 @@
  */
 import { webApi } from "@slack/bolt";
 import { log } from "../../core/log.js";
+import { metrics } from "../../ops/metrics.js";
 
 /** At most `limit` calls in any `windowMs`. */
 export interface RateRule {
@@ -99,6 +100,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       } catch (err) {
         const after = retryAfterMs(err);
         if (after === undefined) throw err;
+        metrics.rateLimited.inc({ platform: "slack" });
         if (waits >= maxWaits) {
           throw new RateGateError(`${c.key}: still rate limited after ${waits} waits`, { cause: err });
         }

@@ -13,6 +13,7 @@ import type { ToolCallContext } from "../tools/types.js";
 import type { AgentDeps } from "./deps.js";
 import { activeGoal } from "./goal.js";
 import { CancelledError } from "./ladder.js";
+import { recordStep, recordTurnEnd } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { buildSystemBody, withBudgetStat } from "./prompt.js";
 import { runToolBatch } from "./run-tools.js";
@@ -74,10 +75,11 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     await ctx.onEvent?.({ type: "compaction", summary: out.summary, kept: out.kept, reason, at: Date.now() });
   };
 
-  /** Steps taken and inputs consumed by the running turn, also reported when it ends early. */
+  /** Steps taken, inputs consumed and tokens used by the running turn, also reported when it ends early. */
   interface Progress {
     steps: number;
     consumed: number;
+    tokens: number;
   }
 
   const run = async (input: TurnInput, ctx: TurnContext, progress: Progress): Promise<TurnResult> => {
@@ -128,6 +130,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         w = window();
       }
       progress.steps++;
+      recordStep();
       const res = await deps.llm.complete({
         role: "main",
         system: withBudgetStat(w.body, w.pct),
@@ -137,6 +140,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         maxTokens: limits.maxOutputTokens,
         tags,
       });
+      progress.tokens += res.usage.promptTokens + res.usage.completionTokens;
 
       if (res.toolCalls.length === 0) {
         // Truncated text is never shown; the model is asked again, more compactly.
@@ -222,26 +226,32 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     async chat(input, ctx) {
       if (busy) throw new AgentBusyError("a turn is already running for this conversation");
       busy = true;
-      const progress: Progress = { steps: 0, consumed: 1 };
+      const progress: Progress = { steps: 0, consumed: 1, tokens: 0 };
+      const startedAt = Date.now();
+      // A turn that throws (a broken contract below the loop) still ends here, as failed.
+      let status: TurnResult["status"] = "failed";
       try {
-        return await run(input, ctx, progress);
-      } catch (e) {
-        if (ctx.signal.aborted || e instanceof CancelledError) {
-          return { status: "cancelled", text: "", ...progress };
-        }
-        if (!(e instanceof LlmError)) throw e;
-        if (e.code === "LLM_BUDGET") {
-          // The user's daily token budget is spent; no request was made. The message is for them.
-          log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
-          await ctx.reporter.say(e.message);
-          return { status: "failed", text: e.message, ...progress };
-        }
-        log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
-        const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;
-        await ctx.reporter.say(text);
-        return { status: "failed", text, ...progress };
+        const result = await run(input, ctx, progress).catch(async (e: unknown): Promise<TurnResult> => {
+          if (ctx.signal.aborted || e instanceof CancelledError) {
+            return { status: "cancelled", text: "", ...progress };
+          }
+          if (!(e instanceof LlmError)) throw e;
+          if (e.code === "LLM_BUDGET") {
+            // The user's daily token budget is spent; no request was made. The message is for them.
+            log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
+            await ctx.reporter.say(e.message);
+            return { status: "failed", text: e.message, ...progress };
+          }
+          log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
+          const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;
+          await ctx.reporter.say(text);
+          return { status: "failed", text, ...progress };
+        });
+        status = result.status;
+        return result;
       } finally {
         busy = false;
+        recordTurnEnd({ conversation: ctx.conversation, status, ...progress, startedAt });
       }
     },
     state: () => ({ working: [...working], summary }),

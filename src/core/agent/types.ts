@@ -61,6 +61,8 @@ export interface TurnResult {
   steps: number;
   /** User inputs the turn consumed: the opening one plus any drained from the inbox. */
   consumed: number;
+  /** Tokens (prompt + completion) of the turn's own model calls; compaction calls not included. */
+  tokens: number;
 }
 
 /** Loop limits; defaults are the seed's numbers (see `src/config.ts`). */

@@ -13,6 +13,7 @@ import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";
 import { ApprovalStoreError } from "./errors.js";
+import { recordApprovalDecision, recordApprovalRequested } from "./observe.js";
 import { refusal } from "./refusals.js";
 import type {
   ApprovalChannel,
@@ -118,6 +119,12 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     // its token gone, so it can only expire; nothing runs unaudited.
     await record(status, next, actor, detail);
     await store.set(recKey(rec.id), next, RECORD_TTL_MS);
+    recordApprovalDecision({
+      conversation: rec.conversation,
+      approvalId: rec.id,
+      outcome: status,
+      decidedBy: actor,
+    });
     decided.emit(rec.id);
     return next;
   }
@@ -240,6 +247,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         await store.take(tokenKey(rec.id)).catch(() => undefined);
         throw new ApprovalStoreError("offering an approval", { cause: err });
       }
+      recordApprovalRequested(conversation, rec.id);
       channels.set(rec.id, channel);
       let ref: string | undefined;
       try {

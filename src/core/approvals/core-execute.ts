@@ -10,6 +10,7 @@ import type { ToolCallContext, ToolResult } from "../tools/types.js";
 import type { ApprovalBroker } from "./broker.js";
 import type { SpendCaps } from "./caps.js";
 import { ApprovalStoreError } from "./errors.js";
+import { recordApprovalDecision } from "./observe.js";
 import { renderOutcome } from "./render.js";
 import type { ApprovalRecord, Executor, Outcome, Plan } from "./types.js";
 
@@ -69,6 +70,12 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
     try {
       const cap = await caps.check(who.userKey, plan);
       if (!cap.ok) {
+        recordApprovalDecision({
+          conversation: ctx.conversation,
+          approvalId: null,
+          outcome: "refused_cap",
+          decidedBy: null,
+        });
         await broker.audit
           .append({
             at: Date.now(),

@@ -2,6 +2,8 @@
  * One compaction: summarize the older part of the window, validate the summary against the trust
  * contract, keep the tail. If summarizing fails, degrade to the safe tail (seed: safeTail).
  */
+
+import { metrics } from "../../ops/metrics.js";
 import { messagesTokens } from "../budget/budget.js";
 import type { LlmClient, Message, UsageTags } from "../llm/types.js";
 import { log } from "../log.js";
@@ -57,6 +59,7 @@ export async function compactWindow(input: CompactionInput): Promise<CompactionO
     );
     const history = `${input.summary ?? ""}\n${transcriptText(compacted)}`;
     const { summary, restored } = validateSummary(body, history);
+    metrics.compactions.inc({ reason: input.reason, result: "summary" });
     return { summary: `${marker}\n${summary}`, kept: input.working.slice(cut), degraded: false, restored };
   } catch (e) {
     if (input.signal.aborted) throw e;
@@ -74,6 +77,7 @@ export async function compactWindow(input: CompactionInput): Promise<CompactionO
       `${lost}${earlier}`,
       transcriptText(input.working.slice(0, start)),
     );
+    metrics.compactions.inc({ reason: input.reason, result: "safe_tail" });
     return { summary: `${marker}\n${summary}`, kept: input.working.slice(start), degraded: true, restored };
   }
 }

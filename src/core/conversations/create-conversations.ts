@@ -10,6 +10,7 @@ import { parseInbound } from "./inbound.js";
 import { createJournal, LOCK_PREFIX } from "./journal.js";
 import { createLeases } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
+import { recordSubmitted } from "./observe.js";
 import { resetSummary } from "./replay.js";
 import { createSlots, SlotsClosedError } from "./slots.js";
 import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
@@ -206,7 +207,9 @@ export function createConversations(options: ConversationsOptions): Conversation
     async submit(raw, io) {
       if (closing) return { accepted: false, reason: "shutting_down" } satisfies SubmitResult;
       const message = parseInbound(raw);
-      if (!(await journal.record(message))) return { accepted: false, reason: "duplicate" };
+      const fresh = await journal.record(message);
+      recordSubmitted(message, fresh);
+      if (!fresh) return { accepted: false, reason: "duplicate" };
       const t = thread(message.conversation);
       if (io) t.ios.set(message.id, io);
       acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>

@@ -11,6 +11,7 @@ import { RESUME_NOTE, toTurnInput } from "./inbound.js";
 import type { Journal } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
+import { recordTurnStart } from "./observe.js";
 import {
   answeredSince,
   messagesSince,
@@ -194,6 +195,7 @@ async function runTurn(
     const start: LogEntry = { type: "turn-start", from: live.taken, id: opening.id, at: Date.now() };
     live.logLength = await journal.appendLog(t.key, [start], live.logLength);
     live.taken++;
+    recordTurnStart(opening);
   }
   const controller = new AbortController();
   const onLost = () => controller.abort("lease" satisfies AbortReason);

@@ -8,6 +8,7 @@ import { log } from "../log.js";
 import { classifyTool, effectivePatterns, type ToolClass } from "./classify.js";
 import type { Manifest } from "./manifest.js";
 import { bindNames, type ToolIdentity } from "./naming.js";
+import { observeToolCall, UNKNOWN_TOOL_LABEL } from "./observe.js";
 import { renderResult, truncateResult } from "./render.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
 import { createServerConnection, type ServerConnection, type ServerInfo } from "./server-connection.js";
@@ -204,7 +205,13 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     isError: true,
   });
 
-  async function dispatch(
+  /** Names the model may reach; anything else is counted under one label (bounded cardinality). */
+  const labelOf = (name: string): string =>
+    name === CORE_EXECUTE_TOOL || (name === MEMORY_RECALL_TOOL && opts.memoryRecall) || bound.has(name)
+      ? name
+      : UNKNOWN_TOOL_LABEL;
+
+  async function route(
     name: string,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
@@ -236,15 +243,16 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     return callBound(b, args, ctx);
   }
 
-  async function dispatchPrivileged(
-    name: string,
-    args: Record<string, unknown>,
-    ctx: ToolCallContext,
-  ): Promise<ToolResult> {
+  /** The one dispatch of the model's calls (synthetic tools included), counted and logged. */
+  const dispatch = (name: string, args: Record<string, unknown>, ctx: ToolCallContext) =>
+    observeToolCall({ label: labelOf(name), args, ctx }, () => route(name, args, ctx));
+
+  const dispatchPrivileged = (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => {
     const b = bound.get(name);
-    if (!b) return unknownTool(name);
-    return callBound(b, args, ctx);
-  }
+    return observeToolCall({ label: b ? name : UNKNOWN_TOOL_LABEL, args, ctx, privileged: true }, async () =>
+      b ? callBound(b, args, ctx) : unknownTool(name),
+    );
+  };
 
   async function closeAll(): Promise<void> {
     const old = conns;

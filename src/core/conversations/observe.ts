@@ -1,0 +1,47 @@
+/**
+ * Inbound events and queue wait as operators see them. One `neo_inbound_messages_total` increment
+ * per event. Accepted and duplicate deliveries get one info line here; what an adapter drops on
+ * purpose (Neo's own posts, edits, ...) keeps the adapter's own debug line saying why, since at info
+ * it would double the log volume. Message text never appears.
+ */
+
+import { metrics } from "../../ops/metrics.js";
+import { type ConversationKey, type Platform, parseConversationKey } from "../keys.js";
+import { log } from "../log.js";
+import type { InboundMessage } from "./types.js";
+
+const inboundLog = log.child({ component: "inbound" });
+
+export interface InboundEvent {
+  platform: Platform;
+  /** The platform's message id (or the delivery's event id when it names no message). */
+  id: string;
+  /** Null when the event names no conversation Neo would take. */
+  conversation: ConversationKey | null;
+  disposition: "accepted" | "duplicate";
+}
+
+export function recordInbound(e: InboundEvent): void {
+  metrics.inbound.inc({ platform: e.platform, disposition: e.disposition });
+  inboundLog.info(e, "inbound");
+}
+
+/** An event the adapter drops on purpose; the adapter's debug line says why. */
+export function countIgnored(platform: Platform): void {
+  metrics.inbound.inc({ platform, disposition: "ignored" });
+}
+
+/** What the journal said of a submitted message (the one place accepted/duplicate are known). */
+export function recordSubmitted(m: InboundMessage, accepted: boolean): void {
+  recordInbound({
+    platform: parseConversationKey(m.conversation).platform,
+    id: m.id,
+    conversation: m.conversation,
+    disposition: accepted ? "accepted" : "duplicate",
+  });
+}
+
+/** A new turn starts on `m`: how long it waited since the adapter received it. */
+export function recordTurnStart(m: InboundMessage): void {
+  metrics.queueWait.observe(Math.max(0, Date.now() - m.receivedAt) / 1000);
+}
