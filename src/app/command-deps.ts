@@ -7,7 +7,6 @@ import type { Services } from "./services.js";
 export function commandDeps(
   s: Services,
   conversations: Pick<Conversations, "reset" | "compact" | "stats">,
-  usage?: () => string,
 ): CommandDeps {
   const { cfg, tools } = s;
   return {
@@ -47,7 +46,7 @@ export function commandDeps(
     system: {
       models: () => ({ main: cfg.NEO_MAIN_MODEL, cheap: cfg.NEO_CHEAP_MODEL ?? cfg.NEO_MAIN_MODEL }),
       store: () => ({ kind: s.store.kind, healthy: s.store.healthy() }),
-      ...(usage ? { usage } : {}),
+      usage: () => s.usage.summary(),
     },
   };
 }

@@ -52,7 +52,7 @@ async function startWhenStoreAnswers(start: () => Promise<void>): Promise<void> 
   }
 }
 
-export async function startServer(s: Services, usage?: () => string): Promise<NeoServer> {
+export async function startServer(s: Services): Promise<NeoServer> {
   const { cfg } = s;
   const byPlatform = new Map<Platform, PlatformAdapter>();
   const io = (key: ConversationKey): ConversationIO => {
@@ -68,7 +68,7 @@ export async function startServer(s: Services, usage?: () => string): Promise<Ne
     limits: conversationLimits(cfg),
     instanceId: cfg.NEO_INSTANCE_ID ?? hostname(),
   });
-  const commands: CommandDeps = commandDeps(s, conversations, usage);
+  const commands: CommandDeps = commandDeps(s, conversations);
   const checks: HealthCheck[] = [];
   const routes = opsRoutes(checks);
 

@@ -20,6 +20,7 @@ import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
 import { loadManifest } from "../core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
+import { createUsageTracker, type UsageTracker } from "../core/usage/tracker.js";
 import { createMemory, type Memory } from "../memory/memory.js";
 import { createStore } from "../memory/store/create-store.js";
 import type { Store } from "../memory/store/types.js";
@@ -28,6 +29,8 @@ export interface Services {
   cfg: Config;
   store: Store;
   ledger: UsageLedger;
+  /** `/neo status` usage lines and the per-user daily budget. */
+  usage: UsageTracker;
   llm: LlmClient;
   memory: Memory;
   tools: McpToolSurface;
@@ -49,7 +52,8 @@ export async function createServices(cfg: Config): Promise<Services> {
     prefix: cfg.NEO_KEY_PREFIX,
   });
   const ledger = createUsageLedger(pricesFromConfig(cfg));
-  const llm = createLlmClient(cfg, ledger);
+  const usage = createUsageTracker({ store, ledger, dailyTokens: cfg.NEO_USER_DAILY_TOKENS });
+  const llm = createLlmClient(cfg, ledger, { gate: usage.gate });
   const memory = createMemory({ store, llm, recallTurns: cfg.NEO_RECALL_TURNS });
   const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
   const access = createAccessPolicy({ store, isAdmin });
@@ -92,6 +96,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     cfg,
     store,
     ledger,
+    usage,
     llm,
     memory,
     tools,
@@ -103,6 +108,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     agentDeps: { llm, tools, memory: memory.port, limits: limitsFromConfig(cfg) },
     async close() {
       await memory.drained();
+      await usage.flushed();
       await tools.close();
       await store.close();
     },

@@ -253,7 +253,9 @@ export async function startScriptedOpenAI(
     // The model list, as OpenAI serves it: Neo's /healthz probes it for reachability.
     if (req.method === "GET" && req.url?.endsWith("/models")) {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ object: "list", data: [{ id: "main-model", object: "model", owned_by: "test" }] }));
+      res.end(
+        JSON.stringify({ object: "list", data: [{ id: "main-model", object: "model", owned_by: "test" }] }),
+      );
       return;
     }
     handle(req, res).catch((e: unknown) => {
