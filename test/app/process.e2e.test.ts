@@ -134,6 +134,12 @@ describe.skipIf(!redis.ok)(
         "Discord answer",
       );
 
+      // A turn is counted and logged once it has ended, just after its answer is posted.
+      await bot.waitForLog(
+        () => bot.logLines().filter((l) => l.msg === "turn ended").length === 2,
+        "both turns ended",
+      );
+
       // Metrics in Prometheus text: the turns and the inbound messages of both platforms are counted.
       const metrics = await fetch(`${base}/metrics`);
       expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
@@ -155,7 +161,28 @@ describe.skipIf(!redis.ok)(
       ]) {
         expect(text, name).toContain(`# TYPE ${name} `);
       }
-      expect(await metricValue(text, "neo_steps_total")).toBeGreaterThanOrEqual(2);
+      expect(await metricValue(text, "neo_steps_total")).toBe(2);
+      expect(await metricValue(text, "neo_turns_total", '{status="answered"}')).toBe(2);
+      for (const platform of ["slack", "discord"]) {
+        expect(
+          await metricValue(
+            text,
+            "neo_inbound_messages_total",
+            `{platform="${platform}",disposition="accepted"}`,
+          ),
+          platform,
+        ).toBe(1);
+      }
+      expect(
+        await metricValue(text, "neo_model_tokens_total", '{model="gpt-4o",kind="prompt"}'),
+      ).toBeGreaterThan(0);
+
+      // One log line per inbound message and per turn, each with its conversation key.
+      const lines = bot.logLines();
+      const inbound = lines.filter((l) => l.msg === "inbound" && l.disposition === "accepted");
+      const turns = lines.filter((l) => l.msg === "turn ended");
+      expect(inbound.map((l) => String(l.conversation).split(":")[0]).sort()).toEqual(["discord", "slack"]);
+      expect(turns.map((l) => l.conversation).sort()).toEqual(inbound.map((l) => l.conversation).sort());
 
       // SIGTERM: a clean stop, exit code 0.
       bot.kill("SIGTERM");
