@@ -2,6 +2,8 @@
  * Server lifecycle against real stdio servers: a crash mid-call, restart on the next call with
  * bounded attempts, per-call timeouts, missing `${VAR}`s, reload and close.
  */
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -98,6 +100,23 @@ describe("timeouts", () => {
     ]);
     expect(s.warnings()).toMatchObject([{ server: "stuck", message: expect.stringContaining("800 ms") }]);
     expect((await s.dispatch("wallet__get_balance", { asset: "ETH" }, ctx)).content).toBe("ETH: 2");
+  });
+
+  it("stops the process of a server that timed out at spawn (it must not outlive Neo)", async () => {
+    const marker = `never-starts-${randomUUID()}`;
+    const stuck = fixture("never-starts");
+    const s = await surfaceWith({
+      stuck: { ...stuck, args: [...(stuck.args ?? []), marker], spawnTimeoutMs: 800 },
+    });
+    expect(s.servers()[0]!.status).toBe("failed");
+    const running = () =>
+      execFileSync("ps", ["-eo", "args"])
+        .toString()
+        .split("\n")
+        .filter((l) => l.includes(marker));
+    const deadline = Date.now() + 1500;
+    while (running().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(running()).toEqual([]);
   });
 });
 

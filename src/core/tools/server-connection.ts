@@ -130,9 +130,22 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     status = "starting";
     const c = new Client({ name: "neo", version: "0.1.0" }, { capabilities: {} });
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), opts.spawnTimeoutMs);
+    let transport: Transport | undefined;
+    const timer = setTimeout(() => {
+      // After a failed connect the SDK ends stdin and waits 2 s before signalling the child; a
+      // server that never answered gets SIGTERM now, so it cannot outlive a process that exits.
+      const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+      abort.abort();
+      if (pid) {
+        try {
+          process.kill(pid, "SIGTERM");
+        } catch {
+          // already gone
+        }
+      }
+    }, opts.spawnTimeoutMs);
     try {
-      const transport = await makeTransport();
+      transport = await makeTransport();
       c.onclose = () => {
         // Only a server that was serving can die; one that exits while starting fails `connect`.
         if (gen !== generation || status !== "ready") return;
