@@ -105,9 +105,8 @@ describe("timeouts", () => {
   it("stops the process of a server that timed out at spawn (it must not outlive Neo)", async () => {
     const marker = `never-starts-${randomUUID()}`;
     const stuck = fixture("never-starts");
-    const s = await surfaceWith({
-      stuck: { ...stuck, args: [...(stuck.args ?? []), marker], spawnTimeoutMs: 800 },
-    });
+    const args = "args" in stuck ? (stuck.args ?? []) : [];
+    const s = await surfaceWith({ stuck: { ...stuck, args: [...args, marker], spawnTimeoutMs: 800 } });
     expect(s.servers()[0]!.status).toBe("failed");
     const running = () =>
       execFileSync("ps", ["-eo", "args"])
