@@ -1,0 +1,139 @@
+/**
+ * How messages reach the bot, the way each platform delivers them:
+ * - Slack: signed Events API requests (test/fakes/slack/signed-request.ts signing). Like Slack, a
+ *   delivery that is not answered 2xx within 3 s is retried with the same event_id and
+ *   `X-Slack-Retry-Num` — at once, then after 5 s and 25 s (Slack: at once, +1 min, +5 min; scaled
+ *   down so a run stays short), then given up.
+ * - Discord: MESSAGE_CREATE dispatched on the fake gateway to whichever bot session is connected;
+ *   like Discord, nothing is redelivered to a session that was not connected.
+ */
+
+import type { ChannelPayload } from "../../test/fakes/discord/payloads.js";
+import { sign } from "../../test/fakes/slack/signed-request.js";
+import type { Ledger } from "./ledger.js";
+import { question } from "./model.js";
+import { sleep } from "./procs.js";
+import type { Stack } from "./stack.js";
+import { SLACK_USERS } from "./stack.js";
+
+export const SLACK_ACK_TIMEOUT_MS = 3000;
+export const SLACK_RETRY_DELAYS_MS = [0, 5000, 25_000];
+
+export interface DeliveryStats {
+  /** HTTP attempts, including retries. */
+  attempts: number;
+  /** Attempts that failed (refused, 5xx, or no 2xx within 3 s). */
+  failed: number;
+  /** Deliveries abandoned after the last retry. */
+  gaveUp: number;
+}
+
+export interface SlackDelivery {
+  stats: DeliveryStats;
+  /** Deliver one envelope; resolves once acknowledged or given up. */
+  deliver(envelope: Record<string, unknown>): Promise<boolean>;
+}
+
+export function createSlackDelivery(url: string, secret: string): SlackDelivery {
+  const stats: DeliveryStats = { attempts: 0, failed: 0, gaveUp: 0 };
+  const attempt = async (body: string, retryNum: number): Promise<boolean> => {
+    const ts = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": String(ts),
+      "x-slack-signature": sign(secret, ts, body),
+    };
+    if (retryNum > 0) {
+      headers["x-slack-retry-num"] = String(retryNum);
+      headers["x-slack-retry-reason"] = "http_timeout";
+    }
+    stats.attempts++;
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.timeout(SLACK_ACK_TIMEOUT_MS),
+      });
+      await res.arrayBuffer();
+      if (res.ok) return true;
+    } catch {
+      // Refused (bot down) or timed out: Slack counts both as a failed delivery.
+    }
+    stats.failed++;
+    return false;
+  };
+  return {
+    stats,
+    async deliver(envelope) {
+      const body = JSON.stringify(envelope);
+      if (await attempt(body, 0)) return true;
+      for (let i = 0; i < SLACK_RETRY_DELAYS_MS.length; i++) {
+        await sleep(SLACK_RETRY_DELAYS_MS[i]!);
+        if (await attempt(body, i + 1)) return true;
+      }
+      stats.gaveUp++;
+      return false;
+    },
+  };
+}
+
+let eventSeq = 0;
+let tsSeq = 0;
+/** A fresh Slack message ts, increasing. */
+export const slackTs = () => `1700100000.${String(++tsSeq).padStart(6, "0")}`;
+
+export function envelope(teamId: string, event: Record<string, unknown>): Record<string, unknown> {
+  return {
+    token: "legacy",
+    team_id: teamId,
+    api_app_id: "ABENCH",
+    type: "event_callback",
+    event_id: `EvBench${++eventSeq}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  };
+}
+
+/** A conversation a driver keeps open: where its next message goes. */
+export interface Conversation {
+  name: string;
+  platform: "slack" | "discord";
+  index: number;
+  /** Discord: the thread once Neo opened it. */
+  thread?: ChannelPayload;
+  /** Discord: the id of the message that should have opened the thread. */
+  opener?: string;
+}
+
+/** Send one message of a conversation; records it in the ledger just before it leaves. */
+export async function sendMessage(
+  stack: Stack,
+  delivery: SlackDelivery,
+  conv: Conversation,
+  token: string,
+): Promise<void> {
+  const ledger: Ledger = stack.ledger;
+  const text = question(token);
+  if (conv.platform === "slack") {
+    const user = SLACK_USERS[conv.index % SLACK_USERS.length]!.id;
+    const ts = slackTs();
+    const channel = conv.name.slice("slack:".length);
+    const event = { type: "message", channel_type: "im", channel, user, text, ts, event_ts: ts };
+    ledger.send(token, "slack", conv.name);
+    void delivery.deliver(envelope(stack.slack.teamId, event));
+    return;
+  }
+  const d = stack.discord;
+  const author = [d.alice, d.bob, d.carol][conv.index % 3]!;
+  if (!conv.thread && conv.opener) conv.thread = d.channelById(conv.opener);
+  ledger.send(token, "discord", conv.name);
+  if (conv.thread) {
+    await d.say(author, conv.thread, text);
+    return;
+  }
+  // No thread yet (first message, or the opener was never answered): a mention opens one.
+  const msg = await d.say(author, d.channel, text, { mentionBot: true });
+  conv.opener = msg.id;
+  ledger.alias(conv.name, `discord:${msg.id}`);
+}

@@ -1,0 +1,126 @@
+/**
+ * Overhead: the same Slack mentions through Neo (the real process, model answering at once, no
+ * tools) and through a bare Bolt app (bench/system/bare-bolt.ts, its own process) that only acks and
+ * posts a reply — both against the same fake Slack Web API, in the same run.
+ *
+ * Handling time of one message = from the moment the signed Events API request is sent to the
+ * moment the fake Slack Web API receives the `chat.postMessage` that answers it (both clocks in
+ * this process). Each mention is in its own channel so Slack's 1 post/s per channel never applies.
+ */
+import { percentiles } from "../types.js";
+import { createSlackDelivery, envelope, type SlackDelivery, slackTs } from "./drivers.js";
+import { question } from "./model.js";
+import { freePort, kill, start, until } from "./procs.js";
+import { ROOT, SIGNING_SECRET, SLACK_USERS, type Stack, startStack } from "./stack.js";
+
+export interface OverheadRun {
+  label: string;
+  /** Per-message handling time (ms), for Neo and for the bare app. */
+  neo: number[];
+  bare: number[];
+}
+
+export interface OverheadResult {
+  burstSize: number;
+  runs: OverheadRun[];
+  neoConcurrency: number;
+  lostNeo: number;
+  lostBare: number;
+}
+
+const WARMUP = 20;
+const SEQUENTIAL = 60;
+
+async function mention(stack: Stack, d: SlackDelivery, token: string): Promise<void> {
+  const ts = slackTs();
+  const user = SLACK_USERS[token.length % SLACK_USERS.length]!.id;
+  const channel = `C${token.toUpperCase()}`;
+  const event = { type: "app_mention", channel, user, text: `<@UNEO> ${question(token)}`, ts, event_ts: ts };
+  stack.ledger.send(token, "slack", `slack:${channel}`);
+  await d.deliver(envelope(stack.slack.teamId, event));
+}
+
+/** Send `tokens` — all at once (burst) or one after the other — and return handling times. */
+async function drive(stack: Stack, d: SlackDelivery, tokens: string[], burst: boolean): Promise<number[]> {
+  const t0 = Date.now();
+  if (burst) {
+    await Promise.all(tokens.map((t) => mention(stack, d, t)));
+  } else {
+    for (const t of tokens) {
+      await mention(stack, d, t);
+      await stack.ledger.answered(t, 30_000);
+    }
+  }
+  await Promise.all(tokens.map((t) => stack.ledger.answered(t, 60_000)));
+  process.stderr.write(`bench:system: overhead ${tokens[0]}…: ${tokens.length} in ${Date.now() - t0} ms\n`);
+  return tokens.flatMap((t) => {
+    const s = stack.ledger.sent.get(t)!;
+    return s.answers.length ? [s.answers[0]! - s.sentAt] : [];
+  });
+}
+
+export async function runOverhead(burstSize: number, defaultConcurrency: number): Promise<OverheadResult> {
+  const stack = await startStack({ latencyMs: 0, mcp: false });
+  const barePort = await freePort();
+  const bare = start(
+    "bare-bolt",
+    process.execPath,
+    ["--import", "tsx", "bench/system/bare-bolt.ts"],
+    {
+      SLACK_BOT_TOKEN: "xoxb-bench-token",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: stack.slack.apiUrl,
+      PORT: String(barePort),
+    },
+    ROOT,
+  );
+  try {
+    const neoD = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);
+    const bareD = createSlackDelivery(`http://127.0.0.1:${barePort}/slack/events`, SIGNING_SECRET);
+    const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+    const startNeo = async (concurrency: number, tag: string) => {
+      await stack.killBot();
+      await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: String(concurrency) });
+      await drive(stack, neoD, ids(`ow${tag}`, WARMUP), false);
+    };
+    await until("bare Bolt app ready", () => bare.output().includes("bare-bolt: ready"), 60_000);
+    await drive(stack, bareD, ids("owb", WARMUP), false);
+    const runs: OverheadRun[] = [];
+    // The bare app goes first each time; the same tokens shape and channels pattern for both.
+    await startNeo(defaultConcurrency, "n");
+    runs.push({
+      label: `${SEQUENTIAL} sent one at a time`,
+      bare: await drive(stack, bareD, ids("osb", SEQUENTIAL), false),
+      neo: await drive(stack, neoD, ids("osn", SEQUENTIAL), false),
+    });
+    runs.push({
+      label: `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${defaultConcurrency} (default)`,
+      bare: await drive(stack, bareD, ids("obb", burstSize), true),
+      neo: await drive(stack, neoD, ids("obn", burstSize), true),
+    });
+    await startNeo(burstSize, "c");
+    runs.push({
+      label: `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${burstSize}`,
+      bare: await drive(stack, bareD, ids("ocb", burstSize), true),
+      neo: await drive(stack, neoD, ids("ocn", burstSize), true),
+    });
+    const lost = (tags: string[]) =>
+      [...stack.ledger.sent.values()].filter(
+        (s) => tags.some((t) => s.token.startsWith(t)) && s.answers.length === 0,
+      ).length;
+    return {
+      burstSize,
+      runs,
+      neoConcurrency: defaultConcurrency,
+      lostNeo: lost(["osn", "obn", "ocn"]),
+      lostBare: lost(["osb", "obb", "ocb"]),
+    };
+  } finally {
+    await kill(bare);
+    await stack.close();
+  }
+}
+
+export function medianOf(xs: readonly number[]): number {
+  return xs.length ? percentiles(xs).median : Number.NaN;
+}

@@ -1,0 +1,129 @@
+/**
+ * The system suite's block of BENCHMARKS.md: markdown for each part, written between the markers
+ * below so `npm run bench` (bench/run.ts), which rewrites the rest of the file, keeps it.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { percentiles } from "../types.js";
+import type { FaultResult } from "./faults.js";
+import type { LoadResult } from "./load.js";
+import { BLOCK_END, BLOCK_START } from "./markers.js";
+import { medianOf, type OverheadResult } from "./overhead.js";
+
+const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "—");
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+const goal = (ok: boolean) => (ok ? "met" : "**not met**");
+
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`;
+}
+
+export function overheadMarkdown(r: OverheadResult): string {
+  const rows = r.runs.map((run) => {
+    const n = medianOf(run.neo);
+    const b = medianOf(run.bare);
+    const ratio = n / b;
+    const p99 = (xs: number[]) => (xs.length ? percentiles(xs).p99 : Number.NaN);
+    return `| ${run.label} | ${ms(b)} | ${ms(p99(run.bare))} | ${ms(n)} | ${ms(p99(run.neo))} | ${ratio.toFixed(2)} | ${goal(ratio <= 1.5)} |`;
+  });
+  return [
+    "### Overhead: Neo vs a bare Bolt app",
+    "",
+    "Reproduce: `npm run bench:system -- overhead`. Same Slack mentions, same fake Slack Web API, same run.",
+    "Neo is the real process (`node --import tsx src/main.ts`, Redis store) with a",
+    "model that answers at once and no tools; the baseline is `bench/system/bare-bolt.ts` (Bolt HTTP receiver",
+    "that acks and posts one reply), also its own process. **Handling time** = from the signed Events API",
+    "request being sent to the fake Web API receiving the `chat.postMessage` that answers it (so Neo's figure",
+    "includes its journal/dedupe writes to Redis, the lease, and one HTTP round trip to the model). Each",
+    "mention is in its own channel, after 20 warm-up messages each. Goal: Neo/bare ≤ 1.5.",
+    "",
+    "| run | bare Bolt median | bare p99 | Neo median | Neo p99 | ratio of medians | goal |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}.`,
+  ].join("\n");
+}
+
+export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): string {
+  const s = r.spec;
+  const total = s.slackConversations + s.discordConversations;
+  const rows = r.platforms.map(
+    (p) =>
+      `| ${p.platform} | ${p.sent} | ${p.answeredOnce} | ${p.lost} | ${p.duplicated} | ${ms(p.feedback.median)} | ${ms(p.feedback.p99)} | ${ms(p.answer.median)} | ${ms(p.answer.p99)} |`,
+  );
+  const exactlyOnce = r.all.every((m) => m.answers.length === 1);
+  return [
+    "### Load",
+    "",
+    `Reproduce: \`${cmd}\`. ${r.all.length} messages over ${total} conversations (${s.slackConversations} Slack DMs,`,
+    `${s.discordConversations} Discord threads opened by a mention), ${s.messagesPerConversation} messages each, closed loop (next message`,
+    `${s.thinkMs} ms after the answer), conversations starting over ${s.rampMs / 1000} s; scripted model with 200 ms latency per call,`,
+    `no tools; the real bot process with Redis, NEO_MAX_CONCURRENT_TURNS=${concurrency}.`,
+    "First status = the first visible sign of work in the conversation (Discord: typing or a status line;",
+    "Slack: a status/queued message, a reaction, or the answer itself when nothing came before it).",
+    "",
+    `- Throughput: **${r.throughput.toFixed(1)} answered messages/s** (first send to last answer, ${((r.endedAt - r.startedAt) / 1000).toFixed(1)} s)`,
+    `- Peak memory of the bot process: **${mib(r.peakRssBytes)} RSS** (VmHWM)`,
+    `- Every message answered exactly once: **${exactlyOnce ? "yes" : "NO"}**`,
+    `- Slack deliveries: ${r.slackDelivery.attempts} attempts, ${r.slackDelivery.failed} failed/retried, ${r.slackDelivery.gaveUp} given up`,
+    "",
+    "| platform | messages | answered once | lost | duplicated | first status p50 | p99 | answer p50 | p99 |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    `Platform calls the fakes answered: ${callSummary(r.calls)}.`,
+    `The bot's /metrics at the end: ${r.botMetrics.map((l) => `\`${l}\``).join(", ") || "(not reachable)"}.`,
+  ].join("\n");
+}
+
+function callSummary(calls: Record<string, number>): string {
+  return Object.entries(calls)
+    .filter(([k]) => !/auth\.test|gateway|users\/@me|applications/.test(k))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} × ${n}`)
+    .join(", ");
+}
+
+export function faultsMarkdown(results: FaultResult[], spec: string): string {
+  const rows = results.map((f) => {
+    const lost = f.load.lostTokens.length;
+    const dup = f.load.duplicatedTokens.length;
+    const perPlatform = f.load.platforms.map((p) => `${p.platform} ${p.lost}/${p.duplicated}`).join(", ");
+    return `| ${f.title} | ${f.load.all.length} | ${lost} (${goal(lost === 0)}) | ${dup} (${goal(dup === 0)}) | ${perPlatform} | ${ms(f.firstAnswerAfterMs)} | ${ms(f.backlogClearedMs)} |`;
+  });
+  const details = results.map(
+    (f) =>
+      `- **${f.title}** (\`npm run bench:system -- fault:${f.name}\`): ${f.action}.${f.removedAt > f.faultAt ? ` ${f.sentDuringFault} messages sent while it lasted;` : ""} Slack deliveries ${f.load.slackDelivery.attempts} attempts, ${f.load.slackDelivery.failed} failed, ${f.load.slackDelivery.gaveUp} given up. ${f.notes.join("; ")}.${f.load.lostTokens.length ? ` Lost: ${f.load.lostTokens.slice(0, 12).join(", ")}${f.load.lostTokens.length > 12 ? ", …" : ""}.` : ""}`,
+  );
+  return [
+    "### Faults under load",
+    "",
+    `Each fault runs on a fresh stack while a smaller load runs: ${spec}. The fault starts 4 s into the load.`,
+    "Slack deliveries that fail are retried like Slack does (same event_id, at once, +5 s, +25 s: scaled down",
+    "from Slack's +1 min, +5 min); Discord, like Discord, never redelivers a message dispatched while no bot",
+    "session was connected. Lost = never answered; duplicated = answered more than once (goal 0 for both).",
+    "Recovery is measured from the moment the fault was removed: *first answer* = the first answer to a",
+    "message sent after it; *backlog* = until the last message sent before it got its answer.",
+    "",
+    "| fault | messages | lost | duplicated | lost/dup by platform | first answer after | backlog cleared after |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    ...details,
+  ].join("\n");
+}
+
+/** Write `body` between the markers in BENCHMARKS.md (appended at the end the first time). */
+export function writeBlock(path: string, body: string): void {
+  const block = `${BLOCK_START}\n${body.trim()}\n${BLOCK_END}\n`;
+  const doc = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
+  const start = doc.indexOf(BLOCK_START);
+  const end = doc.indexOf(BLOCK_END);
+  const next =
+    start >= 0 && end > start
+      ? `${doc.slice(0, start)}${block}${doc.slice(end + BLOCK_END.length).replace(/^\n/, "")}`
+      : `${doc.trimEnd()}\n\n${block}`;
+  writeFileSync(path, next);
+}

@@ -1,0 +1,213 @@
+/**
+ * One system-under-test stack: the fake Slack Web API, the fake Discord (REST + gateway), the bench
+ * model, a bench-owned redis-server, an MCP manifest, and the REAL bot process
+ * (`node --import tsx src/main.ts`) configured only through its environment to use all of them.
+ * The fakes' recorded calls feed the phase's ledger.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/fake-discord.js";
+import { type FakeSlack, type FakeTier, startFakeSlack } from "../../test/fakes/slack/fake-slack.js";
+import { answeredTokens, createLedger, type Ledger, observePush } from "./ledger.js";
+import { type BenchModel, startBenchModel } from "./model.js";
+import {
+  type BenchRedis,
+  benchRedis,
+  freePort,
+  kill,
+  type Owned,
+  peakRss,
+  start,
+  tempDir,
+  until,
+} from "./procs.js";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const SIGNING_SECRET = "bench-signing-secret-0123456789";
+export const MCP_FIXTURE = join(ROOT, "test/fixtures/mcp/paged.ts");
+/** The MCP tool the model calls when a phase asks for tool use (`alias__name`). */
+export const MCP_TOOL = "fx__page_one";
+
+/** Slack's published tiers (src/adapters/slack/outbound.ts): the fake flags any call beyond them. */
+const SLACK_TIERS: Record<string, FakeTier> = {
+  "chat.postMessage": { limit: 1, windowMs: 1000, scope: "channel" },
+  "chat.update": { limit: 50, windowMs: 60_000, scope: "workspace" },
+  "chat.delete": { limit: 50, windowMs: 60_000, scope: "workspace" },
+  "conversations.replies": { limit: 50, windowMs: 60_000, scope: "workspace" },
+  "reactions.add": { limit: 50, windowMs: 60_000, scope: "workspace" },
+};
+
+export const SLACK_USERS = Array.from({ length: 10 }, (_, i) => ({
+  id: `UBENCH${i}`,
+  name: `user${i}`,
+  display_name: `User ${i}`,
+}));
+
+export interface StackOptions {
+  /** Model latency per call (ms). */
+  latencyMs: number;
+  /** Put the MCP fixture in the manifest. */
+  mcp: boolean;
+  /** Extra bot environment (limits). */
+  env?: Record<string, string>;
+  /** Redis keeps its data across a kill (AOF, fsync always) instead of none. */
+  persistentRedis?: boolean;
+}
+
+export interface Stack {
+  slack: FakeSlack;
+  discord: FakeDiscord;
+  model: BenchModel;
+  redis: BenchRedis;
+  ledger: Ledger;
+  httpPort: number;
+  eventsUrl: string;
+  bot(): Owned;
+  /** Highest VmHWM seen across this stack's bot processes (bytes). */
+  peakRss(): number;
+  /** Spawn the bot (with `extraEnv` on top) and wait until /healthz answers and Discord identified. */
+  startBot(extraEnv?: Record<string, string>): Promise<void>;
+  /** Calls the fakes answered, by Slack method or Discord route (ids as #), with status. */
+  callCounts(): Record<string, number>;
+  /** Selected lines of the bot's own /metrics. */
+  metrics(pattern: RegExp): Promise<string[]>;
+  /** SIGKILL the bot's process group (the bot and its MCP servers). */
+  killBot(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStack(o: StackOptions): Promise<Stack> {
+  const dir = tempDir("stack");
+  const slack = await startFakeSlack({ teamId: "TBENCH", users: SLACK_USERS, tiers: SLACK_TIERS });
+  const discord = await startFakeDiscord();
+  const model = await startBenchModel(o.latencyMs);
+  const redis = await benchRedis(o.persistentRedis ? tempDir("redis") : undefined);
+  await redis.start();
+  const ledger = createLedger();
+  observeSlack(slack, ledger);
+  observeDiscord(discord, ledger);
+  const manifest = join(dir, "agent.json");
+  const servers = o.mcp
+    ? { fx: { command: process.execPath, args: ["--import", "tsx", MCP_FIXTURE], cwd: ROOT } }
+    : {};
+  writeFileSync(manifest, JSON.stringify({ spawnTimeoutMs: 20_000, servers }));
+  const httpPort = await freePort();
+  const env: Record<string, string> = {
+    SLACK_BOT_TOKEN: "xoxb-bench-token",
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    NEO_HTTP_PORT: String(httpPort),
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiBase,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "sk-bench-key",
+    REDIS_URL: redis.url,
+    NEO_MCP_MANIFEST: manifest,
+    NEO_INSTANCE_ID: "bench-1",
+    NEO_DATA_DIR: join(dir, "data"),
+    NEO_LOG_LEVEL: "warn",
+    // A hung model call fails after 5 s instead of the default 120 s (the timeout fault).
+    NEO_LLM_TIMEOUT_MS: "5000",
+    ...o.env,
+  };
+  let bot: Owned | null = null;
+  let peak = 0;
+  const samplePeak = () => {
+    if (bot?.alive()) peak = Math.max(peak, peakRss(bot.pid));
+  };
+  const sampler = setInterval(samplePeak, 250);
+  sampler.unref();
+
+  const stack: Stack = {
+    slack,
+    discord,
+    model,
+    redis,
+    ledger,
+    httpPort,
+    eventsUrl: `http://127.0.0.1:${httpPort}/slack/events`,
+    bot: () => {
+      if (!bot) throw new Error("bot not started");
+      return bot;
+    },
+    peakRss: () => {
+      samplePeak();
+      return peak;
+    },
+    callCounts() {
+      const counts: Record<string, number> = {};
+      const add = (k: string) => {
+        counts[k] = (counts[k] ?? 0) + 1;
+      };
+      for (const c of slack.calls) add(`slack ${c.method} ${c.status}`);
+      for (const c of discord.calls) add(`discord ${c.method} ${c.path.replace(/\d{6,}/g, "#")} ${c.status}`);
+      return counts;
+    },
+    async metrics(pattern) {
+      const res = await fetch(`http://127.0.0.1:${httpPort}/metrics`).catch(() => null);
+      const text = res ? await res.text() : "";
+      return text.split("\n").filter((l) => !l.startsWith("#") && pattern.test(l));
+    },
+    async startBot(extraEnv = {}) {
+      const identified = discord.gateway.identifies.length;
+      const p = start(
+        "neo",
+        process.execPath,
+        ["--import", "tsx", "src/main.ts"],
+        { ...env, ...extraEnv },
+        ROOT,
+      );
+      bot = p;
+      await until(
+        "the bot's /healthz and Discord IDENTIFY",
+        async () => {
+          if (!p.alive()) throw new Error(`bot exited during start-up:\n${p.output().slice(-3000)}`);
+          if (discord.gateway.identifies.length <= identified) return false;
+          const res = await fetch(`http://127.0.0.1:${httpPort}/healthz`).catch(() => null);
+          return res !== null;
+        },
+        60_000,
+      );
+    },
+    async killBot() {
+      samplePeak();
+      if (bot) await kill(bot);
+    },
+    async close() {
+      clearInterval(sampler);
+      await stack.killBot();
+      await redis.kill();
+      await slack.close();
+      await discord.close();
+      await model.close();
+    },
+  };
+  return stack;
+}
+
+function observeSlack(slack: FakeSlack, ledger: Ledger): void {
+  observePush(slack.calls, (c, at) => {
+    if (c.status !== 200) return;
+    const key = `slack:${String(c.args.channel ?? "")}`;
+    if (c.method === "chat.postMessage") {
+      const tokens = answeredTokens(String(c.args.text ?? ""));
+      if (tokens.length === 0) ledger.feedback(key, at);
+      for (const t of tokens) ledger.answer(t, at);
+    } else if (c.method === "chat.update" || c.method === "reactions.add") {
+      ledger.feedback(key, at);
+    }
+  });
+}
+
+function observeDiscord(discord: FakeDiscord, ledger: Ledger): void {
+  observePush(discord.calls, (c, at) => {
+    const m = /^\/channels\/(\d+)\/(typing|messages)(?:\/\d+)?$/.exec(c.path);
+    if (!m || c.status >= 300) return;
+    const key = `discord:${m[1]}`;
+    const content = (c.body as { content?: unknown } | null)?.content;
+    const tokens = c.method === "POST" && typeof content === "string" ? answeredTokens(content) : [];
+    if (tokens.length === 0) ledger.feedback(key, at);
+    for (const t of tokens) ledger.answer(t, at);
+  });
+}
