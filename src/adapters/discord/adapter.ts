@@ -15,6 +15,7 @@ import type { Store } from "../../memory/store/types.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
 import { createEditCoalescer } from "./coalesce.js";
+import { createInboundRetry } from "./inbound-retry.js";
 import { createInteractionHandler } from "./interactions.js";
 import { postChannelOf } from "./keys.js";
 import { createMessageHandler } from "./message-handler.js";
@@ -137,10 +138,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     editIntervalMs,
   });
 
+  const inbound = createInboundRetry(onMessage);
   client.on(Events.MessageCreate, (m) => {
-    onMessage(m).catch((err: unknown) =>
-      log.error({ err, messageId: m.id, channelId: m.channelId }, "discord message handling failed"),
-    );
+    void inbound.handle(m);
   });
   client.on(Events.InteractionCreate, (i) => {
     void onInteraction(i);
@@ -174,6 +174,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       );
     },
     async stop() {
+      inbound.stop();
       for (const entry of ios.values()) entry.reporter.end();
       await client.destroy();
     },

@@ -64,8 +64,12 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     const neoId = d.neoId();
     const kind = kindOf(message);
     const mentionsNeo = message.mentions.users.has(neoId);
+    // Threads Neo opened are its conversations by ownership (no store read, and it survives a store
+    // that lost its data); threads it joined by mention are marked in the store.
+    const ownedByNeo = message.channel.isThread() && message.channel.ownerId === neoId;
     const knownThread =
-      kind === "thread" && (await d.store.get<number>(threadMarkKey(message.channelId))) !== undefined;
+      kind === "thread" &&
+      (ownedByNeo || (await d.store.get<number>(threadMarkKey(message.channelId))) !== undefined);
     const route = classify({
       authorIsNeo: message.author.id === neoId,
       authorIsBot: message.author.bot,

@@ -1,0 +1,117 @@
+/**
+ * Discord never redelivers a message, so a Redis outage must not lose one: the real process, on a
+ * test-owned `redis-server` that is killed and restarted empty, holds the messages that arrive
+ * meanwhile and answers each once when Redis is back, including a follow-up in a thread Neo opened
+ * before the outage (known by its owner, since the restarted Redis has no record of it).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
+});
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  return child;
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const gone = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await gone;
+}
+
+const content = (c: RecordedCall) => (c.body as { content?: string } | undefined)?.content;
+const lastUser = (r: ScriptedRequest) =>
+  String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
+
+describe("a Redis outage under Discord", () => {
+  it("holds the messages that arrive while Redis is down and answers each once when it is back", async () => {
+    const discord = await startFakeDiscord();
+    cleanups.push(() => discord.close());
+    // Redis comes back empty, so the thread's stored transcript is gone and its next request starts
+    // a new one: the endpoint records that (instead of refusing it) and the test checks it is all.
+    const ep = await startScriptedOpenAI([], { onViolation: "record" });
+    cleanups.push(() => ep.close());
+    ep.fallback((r) =>
+      r.purpose === "turn"
+        ? { text: `answer to: ${lastUser(r).replace(/^[^:]*: /, "")}` }
+        : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
+    );
+    const redisPort = await freePort();
+    let redis = await startRedis(redisPort);
+    cleanups.push(() => stopRedis(redis));
+    const bot: BotProcess = startBot({
+      OPENAI_BASE_URL: ep.url,
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiBase,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      NEO_HTTP_PORT: String(await freePort()),
+      NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-outage-")),
+      NEO_MCP_MANIFEST: "test/fixtures/empty-manifest.json",
+    });
+    cleanups.push(async () => {
+      if (bot.child.exitCode === null) bot.kill("SIGKILL");
+    });
+    await bot.waitForLog((l) => l.msg === "neo started", "start-up");
+
+    // Before the outage: a mention opens a thread and is answered there.
+    const opening = await discord.say(discord.alice, discord.channel, "first question", { mentionBot: true });
+    const threadId = opening.id;
+    await discord.waitForCall(
+      (c) => c.path === `/channels/${threadId}/messages` && content(c) === "answer to: first question",
+      "answer in the thread",
+    );
+
+    // Redis dies; a DM and a thread follow-up arrive; Redis comes back with nothing in it.
+    await stopRedis(redis);
+    const dm = discord.dm(discord.bob);
+    await discord.say(discord.bob, dm, "asked during the outage");
+    await discord.say(discord.alice, discord.channelById(threadId)!, "follow-up during the outage");
+    await bot.waitForLog((l) => l.msg === "store unavailable; holding Discord messages", "messages held");
+    redis = await startRedis(redisPort);
+
+    const dmAnswer = (c: RecordedCall) =>
+      c.path === `/channels/${dm.id}/messages` && content(c) === "answer to: asked during the outage";
+    const threadAnswer = (c: RecordedCall) =>
+      c.path === `/channels/${threadId}/messages` && content(c) === "answer to: follow-up during the outage";
+    await discord.waitForCall(dmAnswer, "DM answered after the outage");
+    await discord.waitForCall(threadAnswer, "thread follow-up answered after the outage");
+    await bot.waitForLog((l) => l.msg === "store back; held Discord messages handled", "queue drained");
+
+    bot.kill("SIGTERM");
+    expect(await bot.exit).toBe(0);
+    // Each exactly once (nothing was retried into a second answer).
+    expect(discord.calls.filter(dmAnswer)).toHaveLength(1);
+    expect(discord.calls.filter(threadAnswer)).toHaveLength(1);
+    expect(ep.violations.length).toBeLessThanOrEqual(1);
+    for (const v of ep.violations) expect(v).toMatch(/prefix|extend/i);
+    ep.violations.length = 0;
+  });
+});
