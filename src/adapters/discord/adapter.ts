@@ -13,6 +13,7 @@ import { type ConversationKey, parseConversationKey, type UserKey } from "../../
 import { log } from "../../core/log.js";
 import type { Store } from "../../memory/store/types.js";
 import { createApprovalChannel } from "./approval-channel.js";
+import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
 import { createEditCoalescer } from "./coalesce.js";
 import { createInboundRetry } from "./inbound-retry.js";
@@ -117,12 +118,14 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     return found;
   };
 
+  const backfill = createBackfill(client, o.store);
   const onMessage = createMessageHandler({
     store: o.store,
     conversations: o.conversations,
     access: o.access,
     reporter: (c) => io(c).reporter,
     neoId: () => client.user!.id,
+    seen: (channelId, messageId) => backfill.seen(channelId, messageId),
     onEmptyContent: () => {
       if (contentWarned) return;
       contentWarned = true;
@@ -141,6 +144,12 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   const inbound = createInboundRetry(onMessage);
   client.on(Events.MessageCreate, (m) => {
     void inbound.handle(m);
+  });
+  // A new session (start, or a session Discord would not resume) missed whatever was sent meanwhile.
+  client.on(Events.ShardReady, () => {
+    backfill
+      .run((m) => inbound.handle(m))
+      .catch((err: unknown) => log.warn({ err }, "discord catch-up failed"));
   });
   client.on(Events.InteractionCreate, (i) => {
     void onInteraction(i);

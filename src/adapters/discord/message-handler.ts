@@ -12,7 +12,7 @@ import { log } from "../../core/log.js";
 import type { Store } from "../../memory/store/types.js";
 import { gatherContext, speakerName } from "./context.js";
 import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
-import { discordUser, dmConversation, threadConversation } from "./keys.js";
+import { discordUser, dmConversation, postChannelOf, threadConversation } from "./keys.js";
 import type { MessageReporter } from "./message-reporter.js";
 
 /** Threads Neo holds a conversation in; shared by every shard and instance through the store. */
@@ -27,6 +27,11 @@ export interface MessageHandlerDeps {
   neoId: () => string;
   /** A message in Neo's thread arrived with no content: the Message Content intent is missing. */
   onEmptyContent: () => void;
+  /**
+   * The message was journaled (or was already) in the conversation posting to `channelId` (the DM,
+   * or the thread, also for the mention that opened it): a catch-up after a restart starts after it.
+   */
+  seen: (channelId: string, messageId: string) => Promise<void>;
 }
 
 function kindOf(message: Message): ChannelKind {
@@ -124,6 +129,8 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     reporter.begin();
     // Accepted and duplicate are counted and logged by the conversations layer.
     const result = await d.conversations.submit(inbound);
+    if (result.accepted || result.reason === "duplicate")
+      await d.seen(postChannelOf(conversation), message.id);
     if (!result.accepted) {
       reporter.end();
       if (result.reason === "shutting_down")

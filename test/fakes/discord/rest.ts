@@ -88,6 +88,14 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         const limit = Number(q.limit ?? 50);
         let list = [...msgs(m[1]!)];
         if (q.before) list = list.filter((x) => BigInt(x.id) < BigInt(q.before!));
+        // Like Discord: `after` gives the `limit` messages right after it, newest first.
+        if (q.after)
+          return ok(
+            list
+              .filter((x) => BigInt(x.id) > BigInt(q.after!))
+              .slice(0, limit)
+              .reverse(),
+          );
         return ok(list.reverse().slice(0, limit));
       },
     ],

@@ -1,0 +1,73 @@
+/**
+ * Catch-up after a new gateway session. Discord replays missed events only on RESUME; a restarted
+ * process (or an invalidated session) IDENTIFYs afresh, and messages sent to Neo's conversations
+ * while no session was connected are never dispatched. So the last message seen in each
+ * conversation channel is kept in the store, and when a shard becomes ready the newer messages of
+ * recently active channels are fetched over REST and handled like live ones (the journal drops any
+ * that were already taken, by message id).
+ */
+import type { Client, Message } from "discord.js";
+import { log } from "../../core/log.js";
+import type { Store } from "../../memory/store/types.js";
+
+const SEEN_PREFIX = "discord:seen:";
+/** Channels idle longer than this are not caught up (an answer hours late helps nobody). */
+export const BACKFILL_WINDOW_MS = 6 * 60 * 60 * 1000;
+/** At most this many channels per catch-up, most recently active first. */
+const MAX_CHANNELS = 500;
+/** One page per channel: a gap longer than this is cut, with a warning. */
+const PAGE = 100;
+
+interface Seen {
+  id: string;
+  at: number;
+}
+
+export interface Backfill {
+  /** Remember `messageId` as the newest handled in the conversation channel `channelId` (DM or thread). */
+  seen(channelId: string, messageId: string): Promise<void>;
+  /** Fetch and hand to `handle`, oldest first, what each recent channel got after its last seen message. */
+  run(handle: (message: Message) => Promise<void>): Promise<number>;
+}
+
+export function createBackfill(client: Client, store: Store, now: () => number = Date.now): Backfill {
+  return {
+    async seen(channelId, messageId) {
+      const key = `${SEEN_PREFIX}${channelId}`;
+      const prev = await store.get<Seen>(key);
+      if (prev && BigInt(prev.id) >= BigInt(messageId)) return;
+      await store.set<Seen>(key, { id: messageId, at: now() }, BACKFILL_WINDOW_MS);
+    },
+
+    async run(handle) {
+      const since = now() - BACKFILL_WINDOW_MS;
+      const entries: Array<[string, Seen]> = [];
+      for (const key of await store.keys(SEEN_PREFIX)) {
+        const seen = await store.get<Seen>(key);
+        if (seen && seen.at >= since) entries.push([key.slice(SEEN_PREFIX.length), seen]);
+      }
+      entries.sort((a, b) => b[1].at - a[1].at);
+      let handled = 0;
+      for (const [channelId, seen] of entries.slice(0, MAX_CHANNELS)) {
+        try {
+          const channel = await client.channels.fetch(channelId);
+          if (!channel?.isTextBased()) continue;
+          const page = await channel.messages.fetch({ after: seen.id, limit: PAGE });
+          if (page.size === PAGE) {
+            log.warn(
+              { channelId },
+              `discord catch-up: more than ${PAGE} messages missed; only ${PAGE} are caught up`,
+            );
+          }
+          const missed = [...page.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+          for (const m of missed) await handle(m);
+          handled += missed.length;
+        } catch (err) {
+          log.warn({ err, channelId }, "discord catch-up failed for a channel");
+        }
+      }
+      if (handled > 0) log.info({ channels: entries.length, messages: handled }, "discord catch-up done");
+      return handled;
+    },
+  };
+}

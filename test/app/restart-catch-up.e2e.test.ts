@@ -1,0 +1,91 @@
+/**
+ * Discord dispatches nothing to a bot that is down and replays nothing to a new session, so what
+ * users send to Neo's conversations while the process is dead must be fetched when it is back: the
+ * real process is SIGKILLed, a DM and a thread follow-up arrive, a new process starts and answers
+ * each once, and nothing it had already answered is answered again.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
+import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
+});
+
+const content = (c: RecordedCall) => (c.body as { content?: string } | undefined)?.content;
+const lastUser = (r: ScriptedRequest) =>
+  String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
+const redis = await probeRedis();
+
+describe.skipIf(!redis.ok)(
+  `a bot restart under Discord${redis.reason ? ` (skipped: ${redis.reason})` : ""}`,
+  () => {
+    it("answers, once, the messages sent to its conversations while the process was dead", async () => {
+      const discord = await startFakeDiscord();
+      cleanups.push(() => discord.close());
+      const ep = await startScriptedOpenAI([]);
+      cleanups.push(() => ep.close());
+      ep.fallback((r) =>
+        r.purpose === "turn"
+          ? { text: `answer to: ${lastUser(r).replace(/^[^:]*: /, "")}` }
+          : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
+      );
+      const env = {
+        OPENAI_BASE_URL: ep.url,
+        DISCORD_TOKEN: discord.token,
+        DISCORD_API_URL: discord.apiBase,
+        REDIS_URL: redis.url,
+        NEO_KEY_PREFIX: uniquePrefix("catch-up"),
+        NEO_INSTANCE_ID: "catch-up",
+        NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-catch-up-")),
+        NEO_MCP_MANIFEST: "test/fixtures/empty-manifest.json",
+      };
+      const launch = async (): Promise<BotProcess> => {
+        const bot = startBot({ ...env, NEO_HTTP_PORT: String(await freePort()) });
+        cleanups.push(async () => {
+          if (bot.child.exitCode === null) bot.kill("SIGKILL");
+        });
+        await bot.waitForLog((l) => l.msg === "neo started", "start-up");
+        return bot;
+      };
+      const answered = (channelId: string, text: string) => (c: RecordedCall) =>
+        c.path === `/channels/${channelId}/messages` && content(c) === `answer to: ${text}`;
+
+      const first = await launch();
+      const dm = discord.dm(discord.bob);
+      await discord.say(discord.bob, dm, "before the crash");
+      const opening = await discord.say(discord.alice, discord.channel, "thread question", {
+        mentionBot: true,
+      });
+      const threadId = opening.id;
+      await discord.waitForCall(answered(dm.id, "before the crash"), "DM answer");
+      await discord.waitForCall(answered(threadId, "thread question"), "thread answer");
+
+      first.kill("SIGKILL");
+      await first.exit;
+      await discord.say(discord.bob, dm, "sent while Neo was down");
+      await discord.say(discord.alice, discord.channelById(threadId)!, "follow-up while Neo was down");
+
+      const second = await launch();
+      await discord.waitForCall(answered(dm.id, "sent while Neo was down"), "DM caught up");
+      await discord.waitForCall(answered(threadId, "follow-up while Neo was down"), "thread caught up");
+      second.kill("SIGTERM");
+      expect(await second.exit).toBe(0);
+
+      for (const [channel, text] of [
+        [dm.id, "before the crash"],
+        [threadId, "thread question"],
+        [dm.id, "sent while Neo was down"],
+        [threadId, "follow-up while Neo was down"],
+      ] as const) {
+        expect(discord.calls.filter(answered(channel, text)), text).toHaveLength(1);
+      }
+    });
+  },
+);
