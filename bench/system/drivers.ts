@@ -22,7 +22,7 @@ export const SLACK_RETRY_DELAYS_MS = [0, 5000, 25_000];
 export interface DeliveryStats {
   /** HTTP attempts, including retries. */
   attempts: number;
-  /** Attempts that failed (refused, 5xx, or no 2xx within 3 s). */
+  /** Attempts that failed (refused, cut, 5xx, or no 2xx within 3 s). */
   failed: number;
   /** Deliveries abandoned after the last retry. */
   gaveUp: number;
@@ -30,13 +30,13 @@ export interface DeliveryStats {
 
 export interface SlackDelivery {
   stats: DeliveryStats;
-  /** Deliver one envelope; resolves once acknowledged or given up. */
-  deliver(envelope: Record<string, unknown>): Promise<boolean>;
+  /** Deliver one envelope; resolves once acknowledged or given up. `onAttempt` hears each outcome. */
+  deliver(envelope: Record<string, unknown>, onAttempt?: (outcome: string) => void): Promise<boolean>;
 }
 
 export function createSlackDelivery(url: string, secret: string): SlackDelivery {
   const stats: DeliveryStats = { attempts: 0, failed: 0, gaveUp: 0 };
-  const attempt = async (body: string, retryNum: number): Promise<boolean> => {
+  const attempt = async (body: string, retryNum: number, note: (o: string) => void): Promise<boolean> => {
     const ts = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -56,21 +56,24 @@ export function createSlackDelivery(url: string, secret: string): SlackDelivery 
         signal: AbortSignal.timeout(SLACK_ACK_TIMEOUT_MS),
       });
       await res.arrayBuffer();
+      note(String(res.status));
       if (res.ok) return true;
-    } catch {
-      // Refused (bot down) or timed out: Slack counts both as a failed delivery.
+    } catch (err) {
+      // Refused (bot down), cut (killed mid-request) or timed out: all failed deliveries for Slack.
+      const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+      note((err as Error).name === "TimeoutError" ? "timeout" : code === "ECONNREFUSED" ? "refused" : "cut");
     }
     stats.failed++;
     return false;
   };
   return {
     stats,
-    async deliver(envelope) {
+    async deliver(envelope, onAttempt = () => {}) {
       const body = JSON.stringify(envelope);
-      if (await attempt(body, 0)) return true;
+      if (await attempt(body, 0, onAttempt)) return true;
       for (let i = 0; i < SLACK_RETRY_DELAYS_MS.length; i++) {
         await sleep(SLACK_RETRY_DELAYS_MS[i]!);
-        if (await attempt(body, i + 1)) return true;
+        if (await attempt(body, i + 1, onAttempt)) return true;
       }
       stats.gaveUp++;
       return false;
@@ -120,8 +123,9 @@ export async function sendMessage(
     const ts = slackTs();
     const channel = conv.name.slice("slack:".length);
     const event = { type: "message", channel_type: "im", channel, user, text, ts, event_ts: ts };
-    ledger.send(token, "slack", conv.name);
-    void delivery.deliver(envelope(stack.slack.teamId, event));
+    const sent = ledger.send(token, "slack", conv.name);
+    sent.deliveries = [];
+    void delivery.deliver(envelope(stack.slack.teamId, event), (o) => sent.deliveries!.push(o));
     return;
   }
   const d = stack.discord;

@@ -28,6 +28,8 @@ export interface FaultResult {
   backlogClearedMs: number;
   /** Messages sent between fault and removal. */
   sentDuringFault: number;
+  /** The bot's most frequent warnings/errors during the run. */
+  topLogs: Array<[string, number]>;
   notes: string[];
 }
 
@@ -158,6 +160,10 @@ export async function runFault(name: FaultName, spec: LoadSpec, env: Record<stri
       removedAt: done.removedAt,
       firstAnswerAfterMs: firstAfter - done.removedAt,
       backlogClearedMs: Math.max(0, lastBefore - done.removedAt),
+      topLogs: [...stack.logCounts.entries()]
+        .filter(([msg]) => !/write-back queue full/.test(msg))
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4),
       sentDuringFault: load.all.filter((s) => s.sentAt >= done.faultAt && s.sentAt < done.removedAt).length,
       notes: [
         ...done.notes,

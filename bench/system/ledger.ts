@@ -23,6 +23,10 @@ export interface Sent {
   sentAt: number;
   firstFeedbackAt?: number;
   answers: number[];
+  /** The first answer came in a post that also answered a later message (its own turn failed). */
+  late?: boolean;
+  /** Slack: the outcome of each delivery attempt ("200", "500", "refused", "cut", "timeout"). */
+  deliveries?: string[];
 }
 
 export interface Ledger {
@@ -31,7 +35,8 @@ export interface Ledger {
   send(token: string, platform: Platform, conv: string): Sent;
   /** A conversation's key changed (a Discord thread became known): feedback there is its too. */
   alias(conv: string, key: string): void;
-  answer(token: string, at: number): void;
+  /** `together` = how many tokens the post answered (more than one: merged or re-answered). */
+  answer(token: string, at: number, together?: number): void;
   feedback(key: string, at: number): void;
   /** Resolves true on the first answer to `token`, false after `timeoutMs`. */
   answered(token: string, timeoutMs: number): Promise<boolean>;
@@ -62,12 +67,13 @@ export function createLedger(): Ledger {
       if (at !== undefined && s && at >= s.sentAt && s.firstFeedbackAt === undefined) s.firstFeedbackAt = at;
       early.delete(key);
     },
-    answer(token, at) {
+    answer(token, at, together = 1) {
       const s = sent.get(token);
       if (!s) {
         ledger.stray++;
         return;
       }
+      if (s.answers.length === 0 && together > 1) s.late = true;
       s.answers.push(at);
       if (s.firstFeedbackAt === undefined || s.firstFeedbackAt > at) s.firstFeedbackAt = at;
       for (const w of waiters.get(token) ?? []) w();

@@ -36,6 +36,8 @@ export interface BenchModel {
   /** Times (epoch ms) at which a tool result that was a success / an error reached the model. */
   toolOk: number[];
   toolFailed: number[];
+  /** When the first turn request answering each token reached the endpoint (epoch ms). */
+  arrivals: Map<string, number>;
   /** Requests the endpoint found inconsistent (answered anyway; see `startScriptedOpenAI`). */
   violations(): string[];
   close(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startBenchModel(latencyMs: number): Promise<BenchModel> {
     faults: { "429": 0, "500": 0, timeout: 0 },
     toolOk: [],
     toolFailed: [],
+    arrivals: new Map(),
     violations: () => ep.violations,
     close: () => ep.close().catch(() => undefined),
   };
@@ -96,6 +99,8 @@ export async function startBenchModel(latencyMs: number): Promise<BenchModel> {
       (ok ? model.toolOk : model.toolFailed).push(Date.now());
     }
     const tokens = unansweredTokens(req.messages);
+    const at = performance.timeOrigin + performance.now();
+    for (const t of tokens) if (!model.arrivals.has(t)) model.arrivals.set(t, at);
     const offered = model.tool !== null && req.tools.some((t) => t.function.name === model.tool);
     if (offered && last?.role === "user" && tokens.some(model.toolWhen)) {
       return { toolCalls: [{ name: model.tool!, arguments: {} }], delayMs };

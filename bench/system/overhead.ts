@@ -18,6 +18,9 @@ export interface OverheadRun {
   /** Per-message handling time (ms), for Neo and for the bare app. */
   neo: number[];
   bare: number[];
+  /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
+  neoToModel: number[];
+  neoFromModel: number[];
 }
 
 export interface OverheadResult {
@@ -38,6 +41,20 @@ async function mention(stack: Stack, d: SlackDelivery, token: string): Promise<v
   const event = { type: "app_mention", channel, user, text: `<@UNEO> ${question(token)}`, ts, event_ts: ts };
   stack.ledger.send(token, "slack", `slack:${channel}`);
   await d.deliver(envelope(stack.slack.teamId, event));
+}
+
+/** Neo's handling time split at the model call (the endpoint answers at once). */
+function split(stack: Stack, tokens: string[]): Pick<OverheadRun, "neoToModel" | "neoFromModel"> {
+  const toModel: number[] = [];
+  const fromModel: number[] = [];
+  for (const t of tokens) {
+    const s = stack.ledger.sent.get(t);
+    const at = stack.model.arrivals.get(t);
+    if (!s?.answers.length || at === undefined) continue;
+    toModel.push(at - s.sentAt);
+    fromModel.push(s.answers[0]! - at);
+  }
+  return { neoToModel: toModel, neoFromModel: fromModel };
 }
 
 /** Send `tokens` — all at once (burst) or one after the other — and return handling times. */
@@ -88,22 +105,29 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
     const runs: OverheadRun[] = [];
     // The bare app goes first each time; the same tokens shape and channels pattern for both.
     await startNeo(defaultConcurrency, "n");
-    runs.push({
-      label: `${SEQUENTIAL} sent one at a time`,
-      bare: await drive(stack, bareD, ids("osb", SEQUENTIAL), false),
-      neo: await drive(stack, neoD, ids("osn", SEQUENTIAL), false),
-    });
-    runs.push({
-      label: `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${defaultConcurrency} (default)`,
-      bare: await drive(stack, bareD, ids("obb", burstSize), true),
-      neo: await drive(stack, neoD, ids("obn", burstSize), true),
-    });
+    const run = async (label: string, tag: string, n: number, burst: boolean): Promise<OverheadRun> => {
+      const bareTimes = await drive(stack, bareD, ids(`${tag}b`, n), burst);
+      const neoTimes = await drive(stack, neoD, ids(`${tag}n`, n), burst);
+      return { label, bare: bareTimes, neo: neoTimes, ...split(stack, ids(`${tag}n`, n)) };
+    };
+    runs.push(await run(`${SEQUENTIAL} sent one at a time`, "os", SEQUENTIAL, false));
+    runs.push(
+      await run(
+        `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${defaultConcurrency} (default)`,
+        "ob",
+        burstSize,
+        true,
+      ),
+    );
     await startNeo(burstSize, "c");
-    runs.push({
-      label: `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${burstSize}`,
-      bare: await drive(stack, bareD, ids("ocb", burstSize), true),
-      neo: await drive(stack, neoD, ids("ocn", burstSize), true),
-    });
+    runs.push(
+      await run(
+        `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${burstSize}`,
+        "oc",
+        burstSize,
+        true,
+      ),
+    );
     const lost = (tags: string[]) =>
       [...stack.ledger.sent.values()].filter(
         (s) => tags.some((t) => s.token.startsWith(t)) && s.answers.length === 0,

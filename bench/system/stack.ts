@@ -70,6 +70,8 @@ export interface Stack {
   startBot(extraEnv?: Record<string, string>): Promise<void>;
   /** Calls the fakes answered, by Slack method or Discord route (ids as #), with status. */
   callCounts(): Record<string, number>;
+  /** The bot's warn/error/fatal log lines, counted by message, across its processes. */
+  logCounts: Map<string, number>;
   /** Selected lines of the bot's own /metrics. */
   metrics(pattern: RegExp): Promise<string[]>;
   /** SIGKILL the bot's process group (the bot and its MCP servers). */
@@ -113,6 +115,21 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   };
   let bot: Owned | null = null;
   let peak = 0;
+  const logCounts = new Map<string, number>();
+  const countLogs = (p: Owned) => {
+    let partial = "";
+    const onData = (d: Buffer) => {
+      const lines = (partial + d.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = /"level":(\d+).*?"msg":"((?:[^"\\]|\\.)*)"/.exec(line);
+        const msg = m?.[2]?.replace(/\\"/g, "'");
+        if (m && msg !== undefined && Number(m[1]) >= 40) logCounts.set(msg, (logCounts.get(msg) ?? 0) + 1);
+      }
+    };
+    p.child.stdout?.on("data", onData);
+    p.child.stderr?.on("data", onData);
+  };
   const samplePeak = () => {
     if (bot?.alive()) peak = Math.max(peak, peakRss(bot.pid));
   };
@@ -125,6 +142,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     model,
     redis,
     ledger,
+    logCounts,
     httpPort,
     eventsUrl: `http://127.0.0.1:${httpPort}/slack/events`,
     bot: () => {
@@ -159,6 +177,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         ROOT,
       );
       bot = p;
+      countLogs(p);
       await until(
         "the bot's /healthz and Discord IDENTIFY",
         async () => {
@@ -193,7 +212,7 @@ function observeSlack(slack: FakeSlack, ledger: Ledger): void {
     if (c.method === "chat.postMessage") {
       const tokens = answeredTokens(String(c.args.text ?? ""));
       if (tokens.length === 0) ledger.feedback(key, at);
-      for (const t of tokens) ledger.answer(t, at);
+      for (const t of tokens) ledger.answer(t, at, tokens.length);
     } else if (c.method === "chat.update" || c.method === "reactions.add") {
       ledger.feedback(key, at);
     }
@@ -208,6 +227,6 @@ function observeDiscord(discord: FakeDiscord, ledger: Ledger): void {
     const content = (c.body as { content?: unknown } | null)?.content;
     const tokens = c.method === "POST" && typeof content === "string" ? answeredTokens(content) : [];
     if (tokens.length === 0) ledger.feedback(key, at);
-    for (const t of tokens) ledger.answer(t, at);
+    for (const t of tokens) ledger.answer(t, at, tokens.length);
   });
 }
