@@ -1,6 +1,6 @@
 /**
- * Faults, each injected while a (smaller) load runs on a fresh stack: Redis killed and restarted,
- * the model endpoint failing for 10 s (429, 500 and hung requests in rotation), the MCP server
+ * Faults, each injected while a (smaller) load runs on a fresh stack: Redis killed and restarted
+ * (empty, a `--save ""` server; and from its append-only file, like a production Redis with a volume), the model endpoint failing for 10 s (429, 500 and hung requests in rotation), the MCP server
  * killed by pid, the bot process SIGKILLed and restarted. For each: messages lost and duplicated,
  * and the time to recover, measured from the moment the fault was removed (Redis answering again,
  * the endpoint healthy again, the MCP server killed, the new bot process spawned):

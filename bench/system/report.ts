@@ -67,6 +67,11 @@ export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): s
     `no tools; the real bot process with Redis, NEO_MAX_CONCURRENT_TURNS=${concurrency}.`,
     "First status = the first visible sign of work in the conversation (Discord: typing or a status line;",
     "Slack: a status/queued message, a reaction, or the answer itself when nothing came before it).",
+    "Two platform limits shape these figures: Slack allows about one post per second per channel (the adapter",
+    "waits ~1.1 s between posts in a channel, so with 500 ms think time a DM answer cannot come much before",
+    "~0.6 s), and Discord requests share @discordjs/rest's global 50 requests/s (Discord's own limit) — each",
+    "Discord message costs a typing call and a post, plus a thread creation for a conversation's first, so many",
+    `conversations opening at once queue there (of the 10 slowest Discord answers here, ${slowFirsts(r)} were a conversation's first message).`,
     "",
     `- Throughput: **${r.throughput.toFixed(1)} answered messages/s** (first send to last answer, ${((r.endedAt - r.startedAt) / 1000).toFixed(1)} s)`,
     `- Peak memory of the bot process: **${mib(r.peakRssBytes)} RSS** (VmHWM)`,
@@ -86,15 +91,27 @@ export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): s
 function lostList(f: FaultResult): string {
   const lost = f.load.all.filter((s) => s.answers.length === 0);
   if (!lost.length) return "";
-  const shown = lost
-    .slice(0, 12)
-    .map((s) => (s.deliveries ? `${s.token} (Slack: ${s.deliveries.join(" → ")})` : s.token));
+  const shown = lost.slice(0, 12).map((s) => {
+    const d = (s.sentAt - f.faultAt) / 1000;
+    const when =
+      d < 0 ? `sent ${(-d).toFixed(1)} s before the fault` : `sent ${d.toFixed(1)} s into the fault`;
+    return s.deliveries ? `${s.token} (${when}; Slack: ${s.deliveries.join(" → ")})` : `${s.token} (${when})`;
+  });
   return `Lost: ${shown.join(", ")}${lost.length > 12 ? ", …" : ""}.`;
 }
 
 function logList(f: FaultResult): string {
   if (!f.topLogs.length) return "";
   return `Bot warnings/errors: ${f.topLogs.map(([m, n]) => `"${m}" × ${n}`).join(", ")}.`;
+}
+
+/** How many of the 10 slowest Discord answers were a conversation's first message (token `…x0`). */
+function slowFirsts(r: LoadResult): number {
+  return r.all
+    .filter((s) => s.platform === "discord" && s.answers.length > 0)
+    .sort((a, b) => b.answers[0]! - b.sentAt - (a.answers[0]! - a.sentAt))
+    .slice(0, 10)
+    .filter((s) => s.token.endsWith("x0")).length;
 }
 
 function callSummary(calls: Record<string, number>): string {
