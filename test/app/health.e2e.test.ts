@@ -3,12 +3,12 @@
  * own server), a test-owned `redis-server` that is not there at start-up and is later killed and
  * restarted, an MCP server that never starts, and a model endpoint that does not answer.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { killRedisServer, startRedisServer } from "../support/redis-server.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
 
 interface Report {
@@ -20,36 +20,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
-
-/** A private Redis on `port` that keeps nothing on disk; resolves once it accepts connections. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ]);
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const gone = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await gone;
-}
 
 async function healthz(port: number): Promise<{ status: number; report: Report }> {
   const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -104,8 +74,8 @@ describe("/healthz of the bot process", () => {
       (l) => l.msg === "store unavailable at start-up; waiting for it",
       "waiting for Redis",
     );
-    let redis = await startRedis(redisPort);
-    cleanups.push(() => stopRedis(redis));
+    let redis = await startRedisServer(redisPort);
+    cleanups.push(() => killRedisServer(redis));
     await bot.waitForLog((l) => l.msg === "neo started", "start-up");
 
     const first = await healthz(httpPort);
@@ -124,9 +94,9 @@ describe("/healthz of the bot process", () => {
     expect(JSON.stringify(first.report.checks.mcp)).toContain("did not start within 1000 ms");
 
     // Redis killed: the store check says so; restarted on the same port: it recovers by itself.
-    await stopRedis(redis);
+    await killRedisServer(redis);
     await healthUntil(httpPort, (r) => r.checks.store?.ok === false, "store down");
-    redis = await startRedis(redisPort);
+    redis = await startRedisServer(redisPort);
     await healthUntil(httpPort, (r) => r.checks.store?.ok === true, "store back");
 
     bot.kill("SIGTERM");

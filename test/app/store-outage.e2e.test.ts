@@ -4,12 +4,12 @@
  * meanwhile and answers each once when Redis is back, including a follow-up in a thread Neo opened
  * before the outage (known by its owner, since the restarted Redis has no record of it).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { killRedisServer, startRedisServer } from "../support/redis-server.js";
 import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
 
@@ -17,35 +17,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ]);
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const gone = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await gone;
-}
 
 const content = (c: RecordedCall) => (c.body as { content?: string } | undefined)?.content;
 const lastUser = (r: ScriptedRequest) =>
@@ -65,8 +36,8 @@ describe("a Redis outage under Discord", () => {
         : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
     );
     const redisPort = await freePort();
-    let redis = await startRedis(redisPort);
-    cleanups.push(() => stopRedis(redis));
+    let redis = await startRedisServer(redisPort);
+    cleanups.push(() => killRedisServer(redis));
     const bot: BotProcess = startBot({
       OPENAI_BASE_URL: ep.url,
       DISCORD_TOKEN: discord.token,
@@ -90,12 +61,12 @@ describe("a Redis outage under Discord", () => {
     );
 
     // Redis dies; a DM and a thread follow-up arrive; Redis comes back with nothing in it.
-    await stopRedis(redis);
+    await killRedisServer(redis);
     const dm = discord.dm(discord.bob);
     await discord.say(discord.bob, dm, "asked during the outage");
     await discord.say(discord.alice, discord.channelById(threadId)!, "follow-up during the outage");
     await bot.waitForLog((l) => l.msg === "store unavailable; holding Discord messages", "messages held");
-    redis = await startRedis(redisPort);
+    redis = await startRedisServer(redisPort);
 
     const dmAnswer = (c: RecordedCall) =>
       c.path === `/channels/${dm.id}/messages` && content(c) === "answer to: asked during the outage";

@@ -1,0 +1,36 @@
+/**
+ * A test-owned `redis-server` on its own port (nothing kept on disk), for tests that kill and
+ * restart Redis under a running bot without touching the shared server on 6379.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+
+/** Start one on `port`; resolves once it accepts connections. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  return child;
+}
+
+/** SIGKILL it (a crash, not a shutdown) and wait until it is gone. */
+export async function killRedisServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const gone = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await gone;
+}
