@@ -71,10 +71,23 @@ describe.skipIf(!redis.ok)(
       await first.exit;
       await discord.say(discord.bob, dm, "sent while Neo was down");
       await discord.say(discord.alice, discord.channelById(threadId)!, "follow-up while Neo was down");
+      const missedMention = await discord.say(
+        discord.carol,
+        discord.channel,
+        "new question while Neo was down",
+        {
+          mentionBot: true,
+        },
+      );
 
       const second = await launch();
       await discord.waitForCall(answered(dm.id, "sent while Neo was down"), "DM caught up");
       await discord.waitForCall(answered(threadId, "follow-up while Neo was down"), "thread caught up");
+      // A mention in the channel, missed while down, opens its thread late and is answered there.
+      await discord.waitForCall(
+        answered(missedMention.id, "new question while Neo was down"),
+        "mention caught up",
+      );
       second.kill("SIGTERM");
       expect(await second.exit).toBe(0);
 
@@ -83,6 +96,7 @@ describe.skipIf(!redis.ok)(
         [threadId, "thread question"],
         [dm.id, "sent while Neo was down"],
         [threadId, "follow-up while Neo was down"],
+        [missedMention.id, "new question while Neo was down"],
       ] as const) {
         expect(discord.calls.filter(answered(channel, text)), text).toHaveLength(1);
       }

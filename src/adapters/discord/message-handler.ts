@@ -129,8 +129,11 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     reporter.begin();
     // Accepted and duplicate are counted and logged by the conversations layer.
     const result = await d.conversations.submit(inbound);
-    if (result.accepted || result.reason === "duplicate")
+    if (result.accepted || result.reason === "duplicate") {
       await d.seen(postChannelOf(conversation), message.id);
+      // Mentions that open threads arrive in the parent channel: catch that up too.
+      if (route.action === "open-thread") await d.seen(message.channelId, message.id);
+    }
     if (!result.accepted) {
       reporter.end();
       if (result.reason === "shutting_down")
