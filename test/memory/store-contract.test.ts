@@ -59,6 +59,27 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(await store.get("lease")).toBe("b");
     });
 
+    it("appendOnce: claim, append and marker together; of 50 concurrent callers exactly one appends", async () => {
+      await open("once");
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          store.appendOnce("seen:m1", 60_000, "inbox", [{ i }], "pending"),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.range("inbox", 0, -1)).toEqual([{ i: results.indexOf(true) }]);
+      expect(await store.keys("pending")).toEqual(["pending"]);
+      // Claimed: nothing more is written; once the claim expires the next call appends again.
+      await store.delete("pending");
+      expect(await store.appendOnce("seen:m1", 40, "inbox", [{ i: -1 }], "pending")).toBe(false);
+      expect(await store.length("inbox")).toBe(1);
+      expect(await store.keys("pending")).toEqual([]);
+      expect(await store.appendOnce("seen:m2", 40, "inbox", [{ i: 100 }], "pending")).toBe(true);
+      await until(async () => (await store.get("seen:m2")) === undefined);
+      expect(await store.appendOnce("seen:m2", 40, "inbox", [{ i: 101 }], "pending")).toBe(true);
+      expect(await store.range("inbox", 1, -1)).toEqual([{ i: 100 }, { i: 101 }]);
+    });
+
     it("take: of 50 concurrent callers exactly one gets the value", async () => {
       await open("take");
       await store.set("approval", { plan: "p1", amount: 5 });

@@ -15,8 +15,12 @@ import { decideInbound, type InboundDecision, type SlackIdentity, slackToPlain }
 import type { SlackOutbound } from "./outbound.js";
 import type { SlackUsers } from "./users.js";
 
-/** How long an event_id is remembered (Slack retries for about 5 minutes; keep an hour). */
-export const EVENT_DEDUPE_MS = 60 * 60_000;
+/**
+ * How long an event_id claim holds. It only keeps two deliveries of one event from running at once;
+ * the durable dedupe is the journal's, by message id. Short, so a claim whose release failed (store
+ * down) cannot swallow Slack's retries (about 1 and 5 minutes later).
+ */
+export const EVENT_CLAIM_MS = 30_000;
 /** Earlier thread messages brought in as context, at most. */
 export const CONTEXT_MESSAGES = 20;
 
@@ -65,12 +69,12 @@ async function contextFor(d: Message, deps: InboundDeps): Promise<string[] | und
 }
 
 export function registerInbound(app: App, deps: InboundDeps): void {
-  // Dedupe retried deliveries by event_id, durably and atomically (a retry may be the only delivery).
+  // Retried deliveries of an event in flight are dropped here; later ones by the journal (message id).
   app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
     const { eventId, event } = envelopeOf(body);
     if (!eventId) return next();
     const key = `slack:event:${eventId}`;
-    if (!(await deps.store.setIfAbsent(key, 1, EVENT_DEDUPE_MS))) {
+    if (!(await deps.store.setIfAbsent(key, 1, EVENT_CLAIM_MS))) {
       // A retried delivery: named by its message and conversation when it is one Neo would take.
       const d = decideInbound(event, deps.me());
       recordInbound({

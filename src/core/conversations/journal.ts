@@ -50,12 +50,11 @@ export interface Journal {
 
 export function createJournal(store: Store, dedupeTtlMs: number): Journal {
   return {
-    async record(message) {
-      if (!(await store.setIfAbsent(K.seen(message.conversation, message.id), 1, dedupeTtlMs))) return false;
-      await store.append(K.inbox(message.conversation), [message]);
-      // Marker after the append: a holder that clears it re-checks the inbox after clearing.
-      await store.set(K.pending(message.conversation), 1);
-      return true;
+    record(message) {
+      // Claim, append and "has work" marker in one atomic step: a store that fails midway must not
+      // leave a claim that makes the platform's retry look like a duplicate of a message never kept.
+      const c = message.conversation;
+      return store.appendOnce(K.seen(c, message.id), dedupeTtlMs, K.inbox(c), [message], K.pending(c));
     },
     inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
     inboxLength: (c) => store.length(K.inbox(c)),

@@ -137,6 +137,20 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       commit({ o: "del", k: key });
       return decode<T>(entry.s);
     },
+    appendOnce: async <T>(
+      claimKey: string,
+      claimTtlMs: number,
+      listKey: string,
+      items: readonly T[],
+      markerKey: string,
+    ) => {
+      // No await between the check and the writes: atomic within this process, which owns the file.
+      if (data.get(claimKey)?.t === "l" || liveValue(claimKey) !== undefined) return false;
+      commit(setOp(claimKey, encode(1), claimTtlMs));
+      if (items.length > 0) commit({ o: "push", k: listKey, v: items.map(encode) });
+      commit(setOp(markerKey, encode(1)));
+      return true;
+    },
     renewIfEquals: async <T>(key: string, value: T, ttlMs: number) => {
       const entry = liveValue(key);
       if (entry === undefined || entry.s !== encode(value)) return false;

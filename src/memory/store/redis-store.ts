@@ -29,6 +29,12 @@ const RENEW_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 const DELETE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  redis.call('SET', KEYS[3], ARGV[1])
+  return 1
+end
+return 0`;
 const storeLog = log.child({ component: "store", kind: "redis" });
 
 function reconnectDelay(attempt: number): number {
@@ -131,6 +137,20 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     deleteIfEquals: <T>(key: string, value: T) =>
       run("deleteIfEquals", async () => {
         const res = await client.eval(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
+        return res === 1;
+      }),
+    appendOnce: <T>(
+      claimKey: string,
+      claimTtlMs: number,
+      listKey: string,
+      items: readonly T[],
+      markerKey: string,
+    ) =>
+      run("appendOnce", async () => {
+        const res = await client.eval(APPEND_ONCE, {
+          keys: [k(claimKey), k(listKey), k(markerKey)],
+          arguments: [encode(1), String(claimTtlMs), ...items.map(encode)],
+        });
         return res === 1;
       }),
     incr: (key, by = 1) => run("incr", () => client.incrBy(k(key), by)),

@@ -15,6 +15,18 @@ export interface Store {
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean>;
   /** Atomic read-and-delete (Redis `GETDEL`): of concurrent callers, exactly one gets the value. */
   take<T>(key: string): Promise<T | undefined>;
+  /**
+   * Atomic "record once": only if `claimKey` is absent, set it (expiring after `claimTtlMs`), append
+   * `items` to the list `listKey` and set `markerKey`. False, and nothing written, when the claim
+   * was there. One step, so a store failure can never leave a claim without its append.
+   */
+  appendOnce<T>(
+    claimKey: string,
+    claimTtlMs: number,
+    listKey: string,
+    items: readonly T[],
+    markerKey: string,
+  ): Promise<boolean>;
   /** Atomic: extend the TTL only if the key still holds `value` (lease renewal). */
   renewIfEquals<T>(key: string, value: T, ttlMs: number): Promise<boolean>;
   /** Atomic: delete only if the key still holds `value` (lease release). */
