@@ -125,7 +125,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     access: o.access,
     reporter: (c) => io(c).reporter,
     neoId: () => client.user!.id,
-    seen: (channelId, messageId) => backfill.seen(channelId, messageId),
+    catchUp: backfill,
     onEmptyContent: () => {
       if (contentWarned) return;
       contentWarned = true;

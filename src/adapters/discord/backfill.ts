@@ -24,19 +24,44 @@ interface Seen {
 }
 
 export interface Backfill {
-  /** Remember `messageId` as the newest handled in the conversation channel `channelId` (DM or thread). */
-  seen(channelId: string, messageId: string): Promise<void>;
+  /** `message` is being handled (registered before any await, so older ones are never skipped). */
+  begin(message: Message): void;
+  /** `message` is done; when `handled`, the catch-up of its channel and of `alsoChannelId` may start after it. */
+  done(message: Message, handled: boolean, alsoChannelId?: string): Promise<void>;
   /** Fetch and hand to `handle`, oldest first, what each recent channel got after its last seen message. */
   run(handle: (message: Message) => Promise<void>): Promise<number>;
 }
 
 export function createBackfill(client: Client, store: Store, now: () => number = Date.now): Backfill {
+  /** Per channel, the ids being handled: the mark never passes one of them (a later message can
+   * finish first, and a crash then must not skip the earlier one). */
+  const inflight = new Map<string, Set<string>>();
+
+  const mark = async (channelId: string, messageId: string): Promise<void> => {
+    let id = BigInt(messageId);
+    for (const other of inflight.get(channelId) ?? []) {
+      if (BigInt(other) <= id) id = BigInt(other) - 1n;
+    }
+    const key = `${SEEN_PREFIX}${channelId}`;
+    const prev = await store.get<Seen>(key);
+    if (prev && BigInt(prev.id) >= id) return;
+    await store.set<Seen>(key, { id: id.toString(), at: now() }, BACKFILL_WINDOW_MS);
+  };
+
   return {
-    async seen(channelId, messageId) {
-      const key = `${SEEN_PREFIX}${channelId}`;
-      const prev = await store.get<Seen>(key);
-      if (prev && BigInt(prev.id) >= BigInt(messageId)) return;
-      await store.set<Seen>(key, { id: messageId, at: now() }, BACKFILL_WINDOW_MS);
+    begin(message) {
+      const set = inflight.get(message.channelId) ?? new Set<string>();
+      set.add(message.id);
+      inflight.set(message.channelId, set);
+    },
+
+    async done(message, handled, alsoChannelId) {
+      const set = inflight.get(message.channelId);
+      set?.delete(message.id);
+      if (set?.size === 0) inflight.delete(message.channelId);
+      if (!handled) return;
+      await mark(message.channelId, message.id);
+      if (alsoChannelId && alsoChannelId !== message.channelId) await mark(alsoChannelId, message.id);
     },
 
     async run(handle) {

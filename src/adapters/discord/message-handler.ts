@@ -10,6 +10,7 @@ import type { Conversations, InboundMessage } from "../../core/conversations/typ
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../memory/store/types.js";
+import type { Backfill } from "./backfill.js";
 import { gatherContext, speakerName } from "./context.js";
 import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
 import { discordUser, dmConversation, postChannelOf, threadConversation } from "./keys.js";
@@ -27,11 +28,8 @@ export interface MessageHandlerDeps {
   neoId: () => string;
   /** A message in Neo's thread arrived with no content: the Message Content intent is missing. */
   onEmptyContent: () => void;
-  /**
-   * The message was journaled (or was already) in the conversation posting to `channelId` (the DM,
-   * or the thread, also for the mention that opened it): a catch-up after a restart starts after it.
-   */
-  seen: (channelId: string, messageId: string) => Promise<void>;
+  /** Where a catch-up after a restart starts (see `backfill.ts`). */
+  catchUp: Pick<Backfill, "begin" | "done">;
 }
 
 function kindOf(message: Message): ChannelKind {
@@ -65,7 +63,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     );
   };
 
-  return async (message) => {
+  const handle = async (message: Message): Promise<void> => {
     const neoId = d.neoId();
     const kind = kindOf(message);
     const mentionsNeo = message.mentions.users.has(neoId);
@@ -129,15 +127,23 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     reporter.begin();
     // Accepted and duplicate are counted and logged by the conversations layer.
     const result = await d.conversations.submit(inbound);
-    if (result.accepted || result.reason === "duplicate") {
-      await d.seen(postChannelOf(conversation), message.id);
-      // Mentions that open threads arrive in the parent channel: catch that up too.
-      if (route.action === "open-thread") await d.seen(message.channelId, message.id);
-    }
+    // Journaled (or already): the catch-up of this channel, and of a thread it opened, starts after it.
+    if (result.accepted || result.reason === "duplicate")
+      await d.catchUp.done(message, true, postChannelOf(conversation));
     if (!result.accepted) {
       reporter.end();
       if (result.reason === "shutting_down")
         log.debug({ messageId: message.id }, "discord: not taken, shutting down");
+    }
+  };
+
+  return async (message) => {
+    d.catchUp.begin(message);
+    try {
+      await handle(message);
+    } finally {
+      // Not a no-op after `done(…, true)`: it only drops the message from the in-flight set.
+      await d.catchUp.done(message, false);
     }
   };
 }
