@@ -19,12 +19,15 @@ export function redact(text: string): string {
 }
 
 /**
- * Stdout, batched: lines of one tick go out in one write, because a write per line cost more than
- * the rest of a tool call (bench/tools.bench.ts). What is pending is written on exit.
+ * Stdout, batched: lines go out together every 25 ms (or at 16 KiB), because a write per line cost
+ * more than the rest of a tool call (bench/tools.bench.ts). What is pending is written on exit.
  */
 function stdoutBatched(): (line: string) => void {
   let pending = "";
+  let timer: NodeJS.Timeout | null = null;
   const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
     if (pending === "") return;
     const out = pending;
     pending = "";
@@ -32,8 +35,9 @@ function stdoutBatched(): (line: string) => void {
   };
   process.once("exit", flush); // stdout writes are synchronous on Linux and macOS, so this lands
   return (line) => {
-    if (pending === "") setImmediate(flush);
     pending += line;
+    if (pending.length >= 16_384) flush();
+    else if (!timer) timer = setTimeout(flush, 25).unref();
   };
 }
 
