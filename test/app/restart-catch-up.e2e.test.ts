@@ -10,17 +10,15 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
-import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { startScriptedOpenAI } from "../support/scripted-openai.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
+import { answerEveryTurn, content } from "./support/echo-model.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
 
-const content = (c: RecordedCall) => (c.body as { content?: string } | undefined)?.content;
-const lastUser = (r: ScriptedRequest) =>
-  String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
 const redis = await probeRedis();
 
 describe.skipIf(!redis.ok)(
@@ -31,11 +29,7 @@ describe.skipIf(!redis.ok)(
       cleanups.push(() => discord.close());
       const ep = await startScriptedOpenAI([]);
       cleanups.push(() => ep.close());
-      ep.fallback((r) =>
-        r.purpose === "turn"
-          ? { text: `answer to: ${lastUser(r).replace(/^[^:]*: /, "")}` }
-          : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
-      );
+      answerEveryTurn(ep);
       const env = {
         OPENAI_BASE_URL: ep.url,
         DISCORD_TOKEN: discord.token,

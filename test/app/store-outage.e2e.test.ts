@@ -10,17 +10,14 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import { killRedisServer, startRedisServer } from "../support/redis-server.js";
-import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { startScriptedOpenAI } from "../support/scripted-openai.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
+import { answerEveryTurn, content } from "./support/echo-model.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
-
-const content = (c: RecordedCall) => (c.body as { content?: string } | undefined)?.content;
-const lastUser = (r: ScriptedRequest) =>
-  String(r.messages.filter((m) => m.role === "user").pop()?.content ?? "");
 
 describe("a Redis outage under Discord", () => {
   it("holds the messages that arrive while Redis is down and answers each once when it is back", async () => {
@@ -30,11 +27,7 @@ describe("a Redis outage under Discord", () => {
     // a new one: the endpoint records that (instead of refusing it) and the test checks it is all.
     const ep = await startScriptedOpenAI([], { onViolation: "record" });
     cleanups.push(() => ep.close());
-    ep.fallback((r) =>
-      r.purpose === "turn"
-        ? { text: `answer to: ${lastUser(r).replace(/^[^:]*: /, "")}` }
-        : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
-    );
+    answerEveryTurn(ep);
     const redisPort = await freePort();
     let redis = await startRedisServer(redisPort);
     cleanups.push(() => killRedisServer(redis));
