@@ -60,6 +60,11 @@ describe.skipIf(!redis.ok)(
       const threadId = opening.id;
       await discord.waitForCall(answered(dm.id, "before the crash"), "DM answer");
       await discord.waitForCall(answered(threadId, "thread question"), "thread answer");
+      // Both turns closed in the log (a kill between a post and its turn's end re-posts on restart).
+      await first.waitForLog(
+        () => first.logLines().filter((l) => l.msg === "turn ended").length === 2,
+        "both turns ended",
+      );
 
       first.kill("SIGKILL");
       await first.exit;

@@ -5,10 +5,11 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createConversations } from "../../src/core/conversations/create-conversations.js";
 import { InboundMessageError, RESUME_NOTE } from "../../src/core/conversations/inbound.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
-import { createHarness, type Harness, inbound, requestsOf, saysOf } from "./harness.js";
+import { createHarness, type Harness, inbound, LIMITS, requestsOf, saysOf } from "./harness.js";
 import { until } from "./worker-process.js";
 
 const A = "console:local:a:1";
@@ -75,6 +76,39 @@ describe("conversations on one process", () => {
     await c.submit(inbound(A, "next"));
     await until("next answered", () => saysOf(h.told, A).includes("re: next"));
     expect(saysOf(h.told, A)).toEqual(["re: next"]);
+  });
+
+  it("posts an answer that was logged but never posted when the process died in between", async () => {
+    await setup();
+    // The first process logs the answer, then hangs in the post, and is abandoned (a kill).
+    const said: string[] = [];
+    const ioWith = (say: (text: string) => Promise<void>) => () => ({
+      reporter: { say, status: async () => {}, notice: async () => {} },
+      approvals: { present: async () => undefined, update: async () => {} },
+    });
+    const open = async (say: (text: string) => Promise<void>) => {
+      const c = createConversations({
+        store: h.store,
+        newAgent: h.deps.newAgent,
+        io: ioWith(say),
+        instanceId: "crashy",
+        limits: { ...LIMITS, leaseMs: 1000, sweepMs: 200 },
+      });
+      await c.start();
+      return c;
+    };
+    const first = await open(() => new Promise<void>(() => {}));
+    await first.submit(inbound(A, "question"));
+    await until("the answer is logged", () => ep.requests.some((r) => lastUser(r) === "question"));
+    await until("the turn sits in the post", () => first.stats().running === 1);
+    // The next process (same instance id, as after a restart) finds the turn open with its answer.
+    const second = await open(async (text) => {
+      said.push(text);
+    });
+    await until("the answer is posted", () => said.length === 1);
+    expect(said).toEqual(["re: question"]);
+    expect(ep.requests.filter((r) => lastUser(r) === "question")).toHaveLength(1);
+    await second.shutdown(1000);
   });
 
   it("refuses a malformed message before journaling anything", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/core/conversations/log-entry.js";
 import {
-  answeredSince,
+  answerSince,
   INTERRUPTED_TOOL_RESULT,
   progressOf,
   recallDrop,
@@ -94,8 +94,8 @@ describe("progressOf", () => {
       msg(calls("c")),
     ];
     expect(progressOf(entries)).toEqual({ taken: 4, openTurn: { from: 1, id: "m1", logIndex: 4 } });
-    expect(answeredSince(entries, 4)).toBe(false);
-    expect(answeredSince([...entries, msg(result("c")), msg(answer("done"))], 4)).toBe(true);
+    expect(answerSince(entries, 4)).toBeUndefined();
+    expect(answerSince([...entries, msg(result("c")), msg(answer("done"))], 4)).toBe("done");
     expect(progressOf([...entries, { type: "turn-end", status: "answered", at }]).openTurn).toBeNull();
   });
 });

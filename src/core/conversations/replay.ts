@@ -148,16 +148,19 @@ export function progressOf(entries: readonly LogEntry[]): LogProgress {
   return { taken, openTurn };
 }
 
-/** Whether the log after index `from` holds a finished answer: its last message is a plain assistant one. */
-export function answeredSince(entries: readonly LogEntry[], from: number): boolean {
+/**
+ * The answer of the turn opened at log index `from`, when it was logged (the last plain assistant
+ * message since), else undefined. Logged is not delivered: the post to the platform comes after.
+ */
+export function answerSince(entries: readonly LogEntry[], from: number): string | undefined {
   for (let i = entries.length - 1; i > from; i--) {
     const e = entries[i]!;
-    if (e.type === "message") return isPlainAnswer(e.message);
+    if (e.type === "message") return plainAnswer(e.message);
     // Soft compaction may follow the answer; the kept window then ends with it.
-    if (e.type === "compaction") return isPlainAnswer(e.kept[e.kept.length - 1]);
-    if (e.type === "reset") return false;
+    if (e.type === "compaction") return plainAnswer(e.kept[e.kept.length - 1]);
+    if (e.type === "reset") return undefined;
   }
-  return false;
+  return undefined;
 }
 
 /** Whether any transcript message was logged after index `from` (the opening input reached the loop). */
@@ -166,6 +169,7 @@ export function messagesSince(entries: readonly LogEntry[], from: number): boole
   return false;
 }
 
-function isPlainAnswer(m: Message | undefined): boolean {
-  return m !== undefined && m.role === "assistant" && !m.tool_calls?.length;
+function plainAnswer(m: Message | undefined): string | undefined {
+  if (m === undefined || m.role !== "assistant" || m.tool_calls?.length) return undefined;
+  return typeof m.content === "string" ? m.content.trim() : undefined;
 }

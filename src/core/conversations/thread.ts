@@ -13,7 +13,7 @@ import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordTurnStart } from "./observe.js";
 import {
-  answeredSince,
+  answerSince,
   messagesSince,
   progressOf,
   recallDrop,
@@ -33,7 +33,8 @@ export interface Live {
   fetched: number;
   pending: InboundMessage[];
   /** A turn the log shows opened and never ended (only right after a rebuild). */
-  open: { from: number; answered: boolean; started: boolean } | null;
+  /** The turn the log leaves open; `answer` = its answer was logged (maybe never posted). */
+  open: { from: number; answer: string | undefined; started: boolean } | null;
 }
 
 /** A job that must run while holding the lease (reset, compact). */
@@ -90,7 +91,7 @@ export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
     pending: [],
     open: open && {
       from: open.from,
-      answered: answeredSince(entries, open.logIndex),
+      answer: answerSince(entries, open.logIndex),
       started: messagesSince(entries, open.logIndex),
     },
   };
@@ -110,8 +111,10 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
   if (live.open) {
     const open = live.open;
     live.open = null;
-    if (open.answered) {
-      // The answer was given before the crash; only the end marker is missing.
+    if (open.answer !== undefined) {
+      // The answer is logged before it is posted, and the end marker after: a crash in between may
+      // have left it unposted. Post it again (at worst twice, never lost), then close the turn.
+      await env.options.io(t.key).reporter.say(open.answer);
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
     } else {
       const [opening] = await journal.inboxFrom(t.key, open.from);
