@@ -53,6 +53,7 @@ export function createConversations(options: ConversationsOptions): Conversation
         ios: new Map(),
         controls: [],
         idleTimer: null,
+        delivered: null,
       };
       threads.set(key, t);
     }

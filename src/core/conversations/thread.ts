@@ -54,6 +54,11 @@ export interface Thread {
   ios: Map<string, ConversationIO>;
   controls: Control[];
   idleTimer: NodeJS.Timeout | null;
+  /**
+   * The opening message id of a turn this process answered and posted but could not close in the
+   * log (store down): its resume must not post the answer again.
+   */
+  delivered: string | null;
 }
 
 export interface ThreadEnv {
@@ -113,9 +118,12 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
     live.open = null;
     if (open.answer !== undefined) {
       // The answer is logged before it is posted, and the end marker after: a crash in between may
-      // have left it unposted. Post it again (at worst twice, never lost), then close the turn.
-      await env.options.io(t.key).reporter.say(open.answer);
+      // have left it unposted. Post it again (at worst twice, never lost) unless this process knows
+      // it posted it, then close the turn.
+      const [opening] = await journal.inboxFrom(t.key, open.from);
+      if (t.delivered !== opening?.id) await env.options.io(t.key).reporter.say(open.answer);
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
+      t.delivered = null;
     } else {
       const [opening] = await journal.inboxFrom(t.key, open.from);
       await runTurn(t, live, lease, env, opening!, open.started ? "resume" : "rerun");
@@ -249,7 +257,10 @@ async function runTurn(
     return;
   }
   const tail = [...takeHanded(), endEntry(status)];
+  // Said and posted: if the store fails before the end marker lands, the resume must not re-post.
+  if (status === "answered" || status === "partial") t.delivered = opening.id;
   live.logLength = await journal.appendLog(t.key, tail, live.logLength);
+  t.delivered = null;
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
   if (status === "cancelled" || status === "failed") t.live = null;
 }
