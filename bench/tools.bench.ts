@@ -1,7 +1,9 @@
 /**
- * Tool surface bench: the overhead of one `dispatch` (lookup, class check, per-call timeout and
- * signal, rendering, cutting) over calling the MCP SDK `Client` directly, on the same server program
- * over stdio in the same run. Calls alternate one by one so drift hits both sides alike.
+ * Tool surface bench: the overhead of one `dispatch` (lookup, class check, timeout, cancellation,
+ * rendering, cutting, counting, logging) over calling the MCP SDK `Client` directly, on the same
+ * server program over stdio in the same run. Calls alternate one by one so drift hits both sides
+ * alike, and each case runs in rounds with fresh server processes, the surface's spawned first in
+ * half of them: in an A/A run (two plain SDK clients) the process spawned first answered up to 5 % faster.
  * Goal: median ratio <= 1.1. Run alone: `npx tsx bench/tools.bench.ts`.
  */
 import { cpus, loadavg } from "node:os";
@@ -16,10 +18,12 @@ import type { ToolCallContext } from "../src/core/tools/types.js";
 import type { BenchSection } from "./types.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
+const ROUNDS = 4;
 const WARMUP = 200;
-const CALLS = 3000;
+/** Timed calls per side per round. */
+const CALLS = 1000;
+/** Calls per side per round timed for CPU, as one block. */
 const CPU_CALLS = 500;
-const CPU_ROUNDS = 5;
 
 interface Case {
   label: string;
@@ -69,67 +73,94 @@ interface Measured {
   directCpu: number;
 }
 
-async function measure(c: Case): Promise<Measured> {
+interface Sides {
+  viaSurface: () => Promise<void>;
+  direct: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+/** A surface and a plain SDK client on fresh processes of the case's server, spawned in that order. */
+async function open(c: Case, surfaceFirst: boolean): Promise<Sides> {
   const spec: ServerSpecInput = { ...c.spec, env: {} };
-  const surface = await createToolSurface({
-    manifest: parseManifest({ servers: { s: spec } }),
-    resultMaxChars: 20_000,
-    callTimeoutMs: 60_000,
-  });
-  const client = new Client({ name: "bench", version: "1" }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ ...c.spec, stderr: "pipe" }));
-  await client.listTools();
+  const startSurface = () =>
+    createToolSurface({
+      manifest: parseManifest({ servers: { s: spec } }),
+      resultMaxChars: 20_000,
+      callTimeoutMs: 60_000,
+    });
+  const startClient = async () => {
+    const client = new Client({ name: "bench", version: "1" }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ ...c.spec, stderr: "pipe" }));
+    await client.listTools();
+    return client;
+  };
+  const surface = surfaceFirst ? await startSurface() : undefined;
+  const client = await startClient();
+  const tools = surface ?? (await startSurface());
   const name = `s__${c.tool}`;
-  try {
-    const viaSurface = async () => {
-      const r = await surface.dispatch(name, c.args, ctx);
+  return {
+    viaSurface: async () => {
+      const r = await tools.dispatch(name, c.args, ctx);
       if (r.isError) throw new Error(`bench call failed: ${r.content}`);
-    };
-    const direct = async () => {
+    },
+    direct: async () => {
       const r = await client.callTool({ name: c.tool, arguments: c.args }, undefined, { timeout: 60_000 });
       if (r.isError) throw new Error("bench call failed");
-    };
-    for (let i = 0; i < WARMUP; i++) {
-      await viaSurface();
-      await direct();
-    }
-    const a: number[] = [];
-    const b: number[] = [];
-    const timed = async (fn: () => Promise<void>, out: number[]) => {
-      const t0 = performance.now();
-      await fn();
-      out.push(performance.now() - t0);
-    };
-    // Strictly alternating, with the order flipped every other pair, so drift and load from other
-    // processes hit both sides alike.
-    for (let i = 0; i < CALLS; i++) {
-      if (i % 2 === 0) {
-        await timed(viaSurface, a);
-        await timed(direct, b);
-      } else {
-        await timed(direct, b);
-        await timed(viaSurface, a);
+    },
+    close: async () => {
+      await client.close();
+      await tools.close();
+    },
+  };
+}
+
+async function measure(c: Case): Promise<Measured> {
+  const a: number[] = [];
+  const b: number[] = [];
+  const cpuA: number[] = [];
+  const cpuB: number[] = [];
+  const timed = async (fn: () => Promise<void>, out: number[]) => {
+    const t0 = performance.now();
+    await fn();
+    out.push(performance.now() - t0);
+  };
+  // Client-side CPU per call (this process only; the servers run in children): robust to load
+  // from other processes, which wall time on a shared machine is not.
+  const cpu = async (fn: () => Promise<void>) => {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < CPU_CALLS; i++) await fn();
+    const d = process.cpuUsage(c0);
+    return (d.user + d.system) / CPU_CALLS / 1000;
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const { viaSurface, direct, close } = await open(c, round % 2 === 0);
+    try {
+      for (let i = 0; i < WARMUP; i++) {
+        await viaSurface();
+        await direct();
       }
+      // Strictly alternating, with the order flipped every other pair.
+      for (let i = 0; i < CALLS; i++) {
+        if (i % 2 === 0) {
+          await timed(viaSurface, a);
+          await timed(direct, b);
+        } else {
+          await timed(direct, b);
+          await timed(viaSurface, a);
+        }
+      }
+      if (round % 2 === 0) {
+        cpuA.push(await cpu(viaSurface));
+        cpuB.push(await cpu(direct));
+      } else {
+        cpuB.push(await cpu(direct));
+        cpuA.push(await cpu(viaSurface));
+      }
+    } finally {
+      await close();
     }
-    // Client-side CPU per call (this process only; the servers run in children): robust to load
-    // from other processes, which wall time on a shared machine is not.
-    const cpu = async (fn: () => Promise<void>) => {
-      const c0 = process.cpuUsage();
-      for (let i = 0; i < CPU_CALLS; i++) await fn();
-      const d = process.cpuUsage(c0);
-      return (d.user + d.system) / CPU_CALLS / 1000;
-    };
-    const cpuA: number[] = [];
-    const cpuB: number[] = [];
-    for (let r = 0; r < CPU_ROUNDS; r++) {
-      cpuA.push(await cpu(viaSurface));
-      cpuB.push(await cpu(direct));
-    }
-    return { surface: median(a), direct: median(b), surfaceCpu: median(cpuA), directCpu: median(cpuB) };
-  } finally {
-    await client.close();
-    await surface.close();
   }
+  return { surface: median(a), direct: median(b), surfaceCpu: median(cpuA), directCpu: median(cpuB) };
 }
 
 export async function run(): Promise<BenchSection> {
@@ -143,7 +174,7 @@ export async function run(): Promise<BenchSection> {
     );
   }
   const markdown = [
-    `Median wall time per call over ${CALLS} sequential calls each (after ${WARMUP} warm-up calls), stdio, calls strictly alternating (order flipped every other pair). Client CPU: this process's CPU per call (servers excluded), median of ${CPU_ROUNDS} blocks of ${CPU_CALLS} calls. Load average at the start: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
+    `Median wall time per call over ${ROUNDS * CALLS} sequential calls each: ${ROUNDS} rounds with fresh server processes (the surface's spawned first in half of them), ${WARMUP} warm-up calls then ${CALLS} timed calls per side per round, stdio, strictly alternating (order flipped every other pair). Client CPU: this process's CPU per call (servers excluded), median of ${ROUNDS} blocks of ${CPU_CALLS} calls. Load average at the start: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
     "",
     "| server / tool | SDK Client direct (µs) | surface `dispatch` (µs) | overhead (µs) | wall ratio | goal ≤ 1.1 | client CPU direct / dispatch (µs) |",
     "| --- | --- | --- | --- | --- | --- | --- |",

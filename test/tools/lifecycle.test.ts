@@ -1,9 +1,10 @@
 /**
  * Server lifecycle against real stdio servers: a crash mid-call, restart on the next call with
- * bounded attempts, per-call timeouts, missing `${VAR}`s, reload and close.
+ * bounded attempts, per-call timeouts, cancellation, missing `${VAR}`s, reload and close.
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { getEventListeners } from "node:events";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -116,6 +117,62 @@ describe("timeouts", () => {
     const deadline = Date.now() + 1500;
     while (running().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(running()).toEqual([]);
+  });
+});
+
+describe("cancellation", () => {
+  /** Ask the crasher until `hangs` reports `want`: each ask is a round trip, so no sleeping. */
+  async function hangsUntil(s: McpToolSurface, want: string): Promise<void> {
+    let last = "";
+    for (let i = 0; i < 1000 && last !== want; i++)
+      last = (await s.dispatch("crasher__hangs", {}, ctx)).content;
+    expect(last).toBe(want);
+  }
+
+  it("cancels on the server exactly the running calls of the turn that was cancelled", async () => {
+    const s = await surfaceWith({ crasher: fixture("crasher") });
+    const a = new AbortController();
+    const b = new AbortController();
+    const turnA = testContext(a.signal);
+    const turnB = testContext(b.signal);
+    // Both turns have finished calls behind them: only running calls are cancelled.
+    for (let i = 0; i < 70; i++) await s.dispatch("crasher__echo", { text: `a${i}` }, turnA);
+    await s.dispatch("crasher__echo", { text: "b" }, turnB);
+    const hangA = s.dispatch("crasher__hang", {}, turnA).catch((e: unknown) => e);
+    const hangB = s.dispatch("crasher__hang", {}, turnB).catch((e: unknown) => e);
+    await hangsUntil(s, "running=2 cancelled=0");
+
+    a.abort("cancel");
+    const errA = await hangA;
+    expect(errA).toBeInstanceOf(ToolTransportError);
+    expect((errA as Error).message).toBe("crasher__hang failed: cancelled");
+    await hangsUntil(s, "running=1 cancelled=1");
+
+    b.abort("cancel");
+    expect(await hangB).toBeInstanceOf(ToolTransportError);
+    await hangsUntil(s, "running=0 cancelled=2");
+    expect((await s.dispatch("crasher__echo", { text: "after" }, ctx)).content).toMatch(/^after/);
+  });
+
+  it("adds one abort listener to a turn's signal however many calls the turn makes, and no warning", async () => {
+    const s = await surfaceWith({ crasher: fixture("crasher") });
+    const turn = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      for (let i = 0; i < 100; i++)
+        await s.dispatch("crasher__echo", { text: `${i}` }, testContext(turn.signal));
+      const batch = Array.from({ length: 40 }, (_, i) =>
+        s.dispatch("crasher__echo", { text: `p${i}` }, testContext(turn.signal)),
+      );
+      expect((await Promise.all(batch)).every((r) => !r.isError)).toBe(true);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(getEventListeners(turn.signal, "abort").length).toBe(1);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  */
 
 import { metrics } from "../../ops/metrics.js";
-import { log } from "../log.js";
+import { log, logSoon } from "../log.js";
 import type { ToolCallContext, ToolResult } from "./types.js";
 
 const toolLog = log.child({ component: "tools" });
@@ -24,7 +24,10 @@ export interface ObservedCall {
   privileged?: boolean;
 }
 
-/** Run `call`, then count and log it; rethrows whatever `call` throws (counted as transport_error). */
+/**
+ * Run `call`, then count and log it; rethrows whatever `call` throws (counted as transport_error).
+ * Both happen just after the caller has the result (`logSoon`): they are bookkeeping, not its path.
+ */
 export async function observeToolCall(o: ObservedCall, call: () => Promise<ToolResult>): Promise<ToolResult> {
   const started = Date.now();
   let outcome: ToolOutcome = "transport_error";
@@ -33,17 +36,20 @@ export async function observeToolCall(o: ObservedCall, call: () => Promise<ToolR
     outcome = result.isError ? "error" : "ok";
     return result;
   } finally {
-    metrics.toolCalls.inc({ tool: o.label, outcome });
-    toolLog.info(
-      {
-        conversation: o.ctx.conversation,
-        tool: o.label,
-        outcome,
-        ms: Date.now() - started,
-        argNames: Object.keys(o.args),
-        ...(o.privileged ? { privileged: true } : {}),
-      },
-      "tool call",
-    );
+    const tool = o.label;
+    const line = toolLog.isLevelEnabled("info")
+      ? {
+          conversation: o.ctx.conversation,
+          tool,
+          outcome,
+          ms: Date.now() - started,
+          argNames: Object.keys(o.args),
+          ...(o.privileged ? { privileged: true } : {}),
+        }
+      : undefined;
+    logSoon(() => {
+      metrics.toolCalls.inc({ tool, outcome });
+      if (line) toolLog.info(line, "tool call");
+    });
   }
 }

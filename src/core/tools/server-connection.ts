@@ -16,6 +16,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CallCancelledError, noteToolCallIds, requestIdOf, untilCancelled } from "./cancel.js";
 import { isStdio, resolveServerSpec, type ServerSpec } from "./manifest.js";
 import { ToolTransportError } from "./types.js";
 
@@ -92,11 +93,13 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       t.stderr?.on("data", (chunk: Buffer) => {
         stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
-      return t;
+      return noteToolCallIds(t);
     }
-    return new StreamableHTTPClientTransport(new URL(resolved.url), {
-      requestInit: { headers: resolved.headers },
-    });
+    return noteToolCallIds(
+      new StreamableHTTPClientTransport(new URL(resolved.url), {
+        requestInit: { headers: resolved.headers },
+      }),
+    );
   }
 
   async function listAll(c: Client, signal?: AbortSignal): Promise<Tool[]> {
@@ -228,18 +231,12 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     label: string,
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
-    const c = await ensureReady(label);
-    // A controller per call, linked by one listener that is removed afterwards: the SDK never
-    // removes its own abort listener, and a turn's signal is shared by all of that turn's calls.
-    const local = signal ? new AbortController() : undefined;
-    const onAbort = () => local?.abort(signal?.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    const c = status === "ready" && client && !starting ? client : await ensureReady(label);
+    if (signal?.aborted) throw new ToolTransportError(`${label} failed: cancelled`, label);
+    const params = { name: tool, arguments: args };
     try {
-      const result = await c.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: opts.callTimeoutMs,
-        ...(local ? { signal: local.signal } : {}),
-      });
+      const sent = c.callTool(params, undefined, { timeout: opts.callTimeoutMs });
+      const result = await (signal ? untilCancelled(sent, signal, () => tellCancelled(c, params)) : sent);
       if ("content" in result && Array.isArray(result.content)) return result as CallToolResult;
       // Pre-2024-11 servers answer `{ toolResult }`.
       return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
@@ -249,13 +246,23 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
         return { content: [{ type: "text", text: `error from ${label}: ${err.message}` }], isError: true };
       }
       const why =
-        err instanceof McpError && err.code === ErrorCode.RequestTimeout
-          ? `timed out after ${opts.callTimeoutMs} ms`
-          : messageOf(err);
+        err instanceof CallCancelledError
+          ? "cancelled"
+          : err instanceof McpError && err.code === ErrorCode.RequestTimeout
+            ? `timed out after ${opts.callTimeoutMs} ms`
+            : messageOf(err);
       throw new ToolTransportError(`${label} failed: ${why}`, label, { cause: err });
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Tell the server to stop a cancelled call (the SDK keeps waiting for it until its timeout). */
+  function tellCancelled(c: Client, params: object): void {
+    const requestId = requestIdOf(params);
+    if (requestId === undefined) return;
+    c.notification({ method: "notifications/cancelled", params: { requestId, reason: "cancelled" } }).catch(
+      // The connection is gone: so is the call.
+      () => {},
+    );
   }
 
   async function close(): Promise<void> {

@@ -211,35 +211,41 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
       ? name
       : UNKNOWN_TOOL_LABEL;
 
-  async function route(
-    name: string,
+  async function coreExecute(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const parsed = coreExecuteArgs.safeParse(args);
+    if (!parsed.success)
+      return { content: describeArgsError(CORE_EXECUTE_TOOL, parsed.error), isError: true };
+    if (!opts.coreExecute)
+      return { content: "core_execute is not available in this deployment", isError: true };
+    return cut(await opts.coreExecute(parsed.data.intent, ctx));
+  }
+
+  async function memoryRecall(
+    recall: SyntheticDelegate,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
-    if (name === CORE_EXECUTE_TOOL) {
-      const parsed = coreExecuteArgs.safeParse(args);
-      if (!parsed.success) return { content: describeArgsError(name, parsed.error), isError: true };
-      if (!opts.coreExecute) {
-        return { content: "core_execute is not available in this deployment", isError: true };
-      }
-      return cut(await opts.coreExecute(parsed.data.intent, ctx));
-    }
-    if (name === MEMORY_RECALL_TOOL && opts.memoryRecall) {
-      const parsed = memoryRecallArgs.safeParse(args);
-      if (!parsed.success) return { content: describeArgsError(name, parsed.error), isError: true };
-      return cut(await opts.memoryRecall(parsed.data.query, ctx));
-    }
+    const parsed = memoryRecallArgs.safeParse(args);
+    if (!parsed.success)
+      return { content: describeArgsError(MEMORY_RECALL_TOOL, parsed.error), isError: true };
+    return cut(await recall(parsed.data.query, ctx));
+  }
+
+  const escalateRefusal = (name: string): ToolResult => ({
+    content:
+      `"${name}" moves funds or needs a signature, so it cannot be called directly. ` +
+      `Call ${CORE_EXECUTE_TOOL} with an intent describing exactly what to do (action, amount, asset, recipient); ` +
+      "the user will be asked to approve the plan.",
+    isError: true,
+  });
+
+  /** Where a model's call goes. Not async itself: a tool call is the hot path (bench/tools). */
+  function route(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    if (name === CORE_EXECUTE_TOOL) return coreExecute(args, ctx);
+    if (name === MEMORY_RECALL_TOOL && opts.memoryRecall) return memoryRecall(opts.memoryRecall, args, ctx);
     const b = bound.get(name);
-    if (!b) return unknownTool(name);
-    if (b.class === "escalate") {
-      return {
-        content:
-          `"${name}" moves funds or needs a signature, so it cannot be called directly. ` +
-          `Call ${CORE_EXECUTE_TOOL} with an intent describing exactly what to do (action, amount, asset, recipient); ` +
-          "the user will be asked to approve the plan.",
-        isError: true,
-      };
-    }
+    if (!b) return Promise.resolve(unknownTool(name));
+    if (b.class === "escalate") return Promise.resolve(escalateRefusal(name));
     return callBound(b, args, ctx);
   }
 
@@ -249,8 +255,8 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
 
   const dispatchPrivileged = (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => {
     const b = bound.get(name);
-    return observeToolCall({ label: b ? name : UNKNOWN_TOOL_LABEL, args, ctx, privileged: true }, async () =>
-      b ? callBound(b, args, ctx) : unknownTool(name),
+    return observeToolCall({ label: b ? name : UNKNOWN_TOOL_LABEL, args, ctx, privileged: true }, () =>
+      b ? callBound(b, args, ctx) : Promise.resolve(unknownTool(name)),
     );
   };
 
