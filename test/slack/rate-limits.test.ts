@@ -63,3 +63,36 @@ describe("Slack rate limits", () => {
     expect(h.fake.callsTo("chat.postMessage")[0]!.args.text).toBe("after the wait");
   });
 });
+
+describe("Slack rate limits and turn slots", () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it("a turn does not hold its slot while its status removal waits for chat.delete's tier", async () => {
+    // One slot, and one chat.delete per ten minutes: only the first status can go at once.
+    h = await startHarness({
+      maxConcurrentTurns: 1,
+      rates: { delete: { limit: 1, windowMs: 600_000 } },
+      tools: { lookup: () => ({ content: "ok", isError: false }) },
+    });
+    h.ep.fallback((req) =>
+      req.messages.some((m) => m.role === "tool")
+        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
+        : { toolCalls: [{ name: "lookup", arguments: {} }] },
+    );
+    for (const i of [1, 2, 3]) await h.slack.event(envelope(mention(`CS${i}`, "UANN", `question ${i}`)));
+    const answers = () =>
+      h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));
+    await h.fake.waitFor(() => answers().length === 3, "3 answers, one slot");
+    expect(answers().map((c) => c.args.text)).toEqual([
+      "answer to question 1",
+      "answer to question 2",
+      "answer to question 3",
+    ]);
+    expect(h.fake.callsTo("chat.delete")).toHaveLength(1);
+    expect(h.fake.violations()).toEqual([]);
+  });
+});
