@@ -31,7 +31,7 @@ export const MCP_TOOL = "fx__page_one";
 
 /** Slack's published tiers (src/adapters/slack/outbound.ts): the fake flags any call beyond them. */
 const SLACK_TIERS: Record<string, FakeTier> = {
-  "chat.postMessage": { limit: 1, windowMs: 1000, scope: "channel" },
+  "chat.postMessage": { limit: 3, windowMs: 3000, scope: "channel" },
   "chat.update": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "chat.delete": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "conversations.replies": { limit: 50, windowMs: 60_000, scope: "workspace" },

@@ -10,7 +10,7 @@ import { createRateGate, type RateGate, type RateRule } from "./rate-gate.js";
 
 /** Slack's published tiers for the methods Neo uses (per workspace unless noted). */
 export interface SlackRateRules {
-  /** `chat.postMessage`: about one per second per channel. */
+  /** `chat.postMessage`: about one per second per channel, short bursts allowed. */
   postPerChannel: RateRule;
   /** `chat.update`: Tier 3, ~50/min. */
   update: RateRule;
@@ -27,7 +27,9 @@ export interface SlackRateRules {
 }
 
 export const SLACK_RATE_RULES: SlackRateRules = {
-  postPerChannel: { limit: 1, windowMs: 1000 },
+  // One a second on average, with the short burst Slack grants: a status line and the answer right
+  // after it would otherwise hold the answer back a whole second.
+  postPerChannel: { limit: 3, windowMs: 3000 },
   update: { limit: 50, windowMs: 60_000 },
   delete: { limit: 50, windowMs: 60_000 },
   ephemeral: { limit: 100, windowMs: 60_000 },
