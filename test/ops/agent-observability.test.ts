@@ -1,10 +1,14 @@
 /**
  * The loop's own counters and its one line per turn, for every way a turn ends (answered, partial,
- * cancelled, failed), and compactions by reason and result (summary, or the safe tail when the
+ * cancelled, failed, refused by the daily budget), and compactions by reason and result (summary, or the safe tail when the
  * summarizer fails). Real loop, real openai SDK against the scripted endpoint.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/core/agent/agent.js";
+import { createFileStore } from "../../src/memory/store/file-store.js";
 import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import {
   type ScriptedOpenAI,
@@ -67,6 +71,31 @@ describe("ops: agent loop metrics and turn lines", () => {
     ]);
     expect(lines[0]!.tokens).toBe(105);
     for (const l of lines) expect(typeof l.durationMs).toBe("number");
+  });
+
+  it("counts a turn the daily token budget refused as refused, not failed, and makes no request", async () => {
+    ep = await startScriptedOpenAI();
+    const store = await createFileStore({
+      dataDir: mkdtempSync(join(tmpdir(), "neo-refused-")),
+      prefix: "neo:",
+    });
+    const deps = testDeps(ep, { usage: { store, dailyTokens: 100 } });
+    ep.script({ reply: { text: "Hello.", usage: { prompt: 150, completion: 5 } } });
+    const spent = testContext({ conversation: "console:local:tty:spent" });
+    expect((await createAgent(deps).chat(input("hi"), spent)).status).toBe("answered");
+    await deps.usage!.flushed();
+    const before = await snapshot();
+    logs = captureLogs();
+
+    const refused = testContext({ conversation: "console:local:tty:refused" });
+    expect((await createAgent(deps).chat(input("again"), refused)).status).toBe("refused");
+    expect(refused.reporter.says.join("\n")).toMatch(/daily limit/);
+    expect(ep.requests).toHaveLength(1);
+    const d = delta(before, await snapshot());
+    expect(d("neo_turns_total", { status: "refused" })).toBe(1);
+    expect(d("neo_turns_total", { status: "failed" })).toBe(0);
+    expect(logs.info("turn ended").map((l) => l.status)).toEqual(["refused"]);
+    await store.close();
   });
 
   it("counts compactions by reason and result: a summary, then the safe tail when the summarizer fails", async () => {

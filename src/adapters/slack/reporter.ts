@@ -31,7 +31,9 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
       } finally {
         // Not awaited: chat.delete is Tier 3 (~50/min), and a burst of answers waiting on it held
         // their turns' slots (8 at a time answered 4.4 messages/s). A failed removal is logged.
-        void removeStatus().catch((err: unknown) => log.warn({ err, channel }, "slack status removal failed"));
+        void removeStatus().catch((err: unknown) =>
+          log.warn({ err, channel }, "slack status removal failed"),
+        );
       }
     },
     status: async (text) => {

@@ -240,7 +240,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
             // The user's daily token budget is spent; no request was made. The message is for them.
             log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
             await ctx.reporter.say(e.message);
-            return { status: "failed", text: e.message, ...progress };
+            return { status: "refused", text: e.message, ...progress };
           }
           log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
           const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;

@@ -52,7 +52,8 @@ export interface TurnContext {
   onEvent?: (event: AgentEvent) => Promise<void>;
 }
 
-export type TurnStatus = "answered" | "partial" | "cancelled" | "failed";
+/** `refused`: the user's daily token budget is spent; they were told, and no model request was made. */
+export type TurnStatus = "answered" | "partial" | "cancelled" | "failed" | "refused";
 
 export interface TurnResult {
   status: TurnStatus;
