@@ -62,14 +62,6 @@ describe("Slack rate limits", () => {
     expect(all[1]!.at - all[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(h.fake.callsTo("chat.postMessage")[0]!.args.text).toBe("after the wait");
   });
-});
-
-describe("Slack rate limits and turn slots", () => {
-  let h: Harness | null = null;
-  afterEach(async () => {
-    await h?.close();
-    h = null;
-  });
 
   it("a turn does not hold its slot while its status removal waits for chat.delete's tier", async () => {
     // One slot, and one chat.delete per ten minutes: only the first status can go at once.
