@@ -78,15 +78,17 @@ describe("conversations on one process", () => {
     expect(saysOf(h.told, A)).toEqual(["re: next"]);
   });
 
-  it("posts an answer that was logged but never posted when the process died in between", async () => {
+  it("posts an answer that was logged but never posted when the process died in between, under the same key", async () => {
     await setup();
     // The first process logs the answer, then hangs in the post, and is abandoned (a kill).
     const said: string[] = [];
-    const ioWith = (say: (text: string) => Promise<void>) => () => ({
+    const keys: (string | undefined)[] = [];
+    type Say = (text: string, key?: string) => Promise<void>;
+    const ioWith = (say: Say) => () => ({
       reporter: { say, status: async () => {}, notice: async () => {} },
       approvals: { present: async () => undefined, update: async () => {} },
     });
-    const open = async (say: (text: string) => Promise<void>) => {
+    const open = async (say: Say) => {
       const c = createConversations({
         store: h.store,
         newAgent: h.deps.newAgent,
@@ -97,16 +99,23 @@ describe("conversations on one process", () => {
       await c.start();
       return c;
     };
-    const first = await open(() => new Promise<void>(() => {}));
-    await first.submit(inbound(A, "question"));
+    const first = await open((_text, key) => {
+      keys.push(key);
+      return new Promise<void>(() => {});
+    });
+    const question = inbound(A, "question");
+    await first.submit(question);
     await until("the answer is logged", () => ep.requests.some((r) => lastUser(r) === "question"));
     await until("the turn sits in the post", () => first.stats().running === 1);
     // The next process (same instance id, as after a restart) finds the turn open with its answer.
-    const second = await open(async (text) => {
+    const second = await open(async (text, key) => {
       said.push(text);
+      keys.push(key);
     });
     await until("the answer is posted", () => said.length === 1);
     expect(said).toEqual(["re: question"]);
+    // Both attempts name the answer by the turn's opening message (Discord posts it once).
+    expect(keys).toEqual([question.id, question.id]);
     expect(ep.requests.filter((r) => lastUser(r) === "question")).toHaveLength(1);
     await second.shutdown(1000);
   });

@@ -4,6 +4,7 @@
  * never pings (allowed_mentions on every message create and edit the bot makes).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { dmConversation } from "../../src/adapters/discord/keys.js";
 import type { RecordedCall } from "../fakes/discord/fake-discord.js";
 import { type Rig, startRig } from "./support/harness.js";
 
@@ -90,6 +91,26 @@ describe("Discord: answers", () => {
     const nonces = creates(rig, dm.id).map((c) => body(c).nonce);
     expect(new Set(nonces).size).toBe(3);
     for (const c of creates(rig, dm.id)) expect(body(c).enforce_nonce).toBe(true);
+  });
+
+  it("an answer said again under the same key (a resumed turn after a crash) is not posted twice", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const dm = fake.dm(fake.alice);
+    const reporter = rig.adapter.io(dmConversation(dm.id)).reporter;
+    const long = `${"Sent 5 USDC to 0xabc. ".repeat(120)}tx 0x01`; // more than one message
+    await reporter.say(long, "turn-1");
+    const first = fake.channelMessages(dm.id).map((m) => m.id);
+    expect(first.length).toBeGreaterThan(1);
+    // The same answer, same key, from a new process's reporter: Discord returns the same messages.
+    await rig.restartAdapter();
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say(long, "turn-1");
+    expect(fake.channelMessages(dm.id).map((m) => m.id)).toEqual(first);
+    // Another turn's answer with the same words is a new message; so is one said without a key.
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", "turn-2");
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", "turn-3");
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.");
+    expect(fake.channelMessages(dm.id).filter((m) => m.content === "Done.")).toHaveLength(3);
   });
 
   it("an @everyone / @here / role / user ping in model output does not ping anyone", async () => {

@@ -1,7 +1,8 @@
 /**
  * The Reporter for message-triggered turns in a thread or DM: typing kept alive while the turn runs,
  * one status line created on the first `status` and edited in place (coalesced) after that, removed
- * when the answer lands; `say` posts new messages split at 2,000 characters; `notice` posts a visible
+ * when the answer lands; `say` posts new messages split at 2,000 characters (nonces derived from the
+ * answer's key, so posting it again after a crash shows nothing new); `notice` posts a visible
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
  * restart removes a line the previous one left behind.
  */
@@ -11,7 +12,7 @@ import { log } from "../../core/log.js";
 import type { Reporter } from "../../core/reporter.js";
 import type { Store } from "../../memory/store/types.js";
 import type { EditCoalescer } from "./coalesce.js";
-import { createBody, editBody, statusLine } from "./render.js";
+import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { createTyping, type Typing, type TypingOptions } from "./typing.js";
 
@@ -48,10 +49,10 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
   );
   let statusId: Promise<string | undefined> | null = null;
 
-  const post = async (content: string): Promise<string> => {
-    const msg = (await rest.post(Routes.channelMessages(channelId), { body: createBody({ content }) })) as {
-      id: string;
-    };
+  const post = async (content: string, nonce?: string): Promise<string> => {
+    const msg = (await rest.post(Routes.channelMessages(channelId), {
+      body: createBody({ content }, nonce),
+    })) as { id: string };
     return msg.id;
   };
 
@@ -69,8 +70,12 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     await store.delete(statusKey).catch(() => false);
   };
 
-  const postAll = async (text: string): Promise<void> => {
-    for (const chunk of splitMessage(text)) await post(chunk);
+  /** With a `key`, each chunk's nonce is derived from it, so posting the same answer again shows nothing new. */
+  const postAll = async (text: string, key?: string): Promise<void> => {
+    const chunks = splitMessage(text);
+    for (const [i, chunk] of chunks.entries()) {
+      await post(chunk, key === undefined ? undefined : nonceFor(`${d.conversation}|${key}|${i}`));
+    }
   };
 
   return {
@@ -98,9 +103,9 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
       );
       await statusId;
     },
-    async say(text) {
+    async say(text, key) {
       try {
-        await postAll(text);
+        await postAll(text, key);
       } finally {
         typing.stop();
         await removeStatus();

@@ -3,7 +3,7 @@
  * `allowed_mentions: { parse: [] }` so model text never pings @everyone, @here, roles or users, and
  * new messages carry a `nonce` with `enforce_nonce` so a retried post returns the first message.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { DISCORD_MAX_CONTENT } from "./split.js";
 
 /** No pings of any kind, and no reply ping. */
@@ -12,6 +12,14 @@ export const NO_PINGS = { parse: [] as string[], replied_user: false } as const;
 /** Discord nonces are at most 25 characters. */
 export function newNonce(): string {
   return randomBytes(12).toString("base64url").slice(0, 25);
+}
+
+/**
+ * The same nonce for the same `name`, in any process: Discord returns the message already created
+ * with it (by this bot, in the last few minutes) instead of posting again.
+ */
+export function nonceFor(name: string): string {
+  return createHash("sha256").update(name).digest("base64url").slice(0, 25);
 }
 
 export interface CreateBody {
@@ -24,10 +32,12 @@ export interface CreateBody {
   flags?: number;
 }
 
+/** A new message's body; `nonce` defaults to a fresh one (a retry of this body still posts once). */
 export function createBody(
   fields: Omit<CreateBody, "allowed_mentions" | "nonce" | "enforce_nonce">,
+  nonce: string = newNonce(),
 ): CreateBody {
-  return { ...fields, allowed_mentions: NO_PINGS, nonce: newNonce(), enforce_nonce: true };
+  return { ...fields, allowed_mentions: NO_PINGS, nonce, enforce_nonce: true };
 }
 
 export interface EditBody {

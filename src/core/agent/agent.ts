@@ -113,7 +113,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     const stop = async (reason: StopReason): Promise<TurnResult> => {
       const text = honestPartial(reason, done, activeGoal(summary, working));
       await append({ role: "assistant", content: text }, ctx);
-      await ctx.reporter.say(text);
+      await ctx.reporter.say(text, ctx.answerKey);
       return { status: "partial", text, ...progress };
     };
 
@@ -156,7 +156,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           continue;
         }
         await append({ role: "assistant", content: res.content }, ctx);
-        await ctx.reporter.say(text);
+        await ctx.reporter.say(text, ctx.answerKey);
         deps.memory.writeBack({
           user: input.speaker.userKey,
           conversation: ctx.conversation,
@@ -239,12 +239,12 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           if (e.code === "LLM_BUDGET") {
             // The user's daily token budget is spent; no request was made. The message is for them.
             log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
-            await ctx.reporter.say(e.message);
+            await ctx.reporter.say(e.message, ctx.answerKey);
             return { status: "refused", text: e.message, ...progress };
           }
           log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
           const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;
-          await ctx.reporter.say(text);
+          await ctx.reporter.say(text, ctx.answerKey);
           return { status: "failed", text, ...progress };
         });
         status = result.status;

@@ -44,6 +44,8 @@ export interface TurnContext {
    */
   shared: boolean;
   reporter: Reporter;
+  /** The `key` this turn's answer is said with (`Reporter.say`): its opening message id. */
+  answerKey?: string;
   approvals: ApprovalChannel;
   signal: AbortSignal;
   /** Messages queued while the turn runs; drained at each cancellation point, in order. */
