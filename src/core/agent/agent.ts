@@ -18,6 +18,7 @@ import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { buildSystemBody, withBudgetStat } from "./prompt.js";
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
+import { cutNotice, enterUserMessage } from "./user-message.js";
 
 /** Runtime notes the loop adds as user-role messages (visible to the model, part of the transcript). */
 export const LENGTH_NUDGE =
@@ -39,10 +40,6 @@ export interface Agent {
   compact(reason: CompactionReason, ctx: TurnContext): Promise<void>;
 }
 
-function userContent(input: TurnInput, shared: boolean): string {
-  return shared ? `${input.speaker.displayName}: ${input.text}` : input.text;
-}
-
 /** Same tool names and arguments, in the same order. */
 function batchKey(calls: Completion["toolCalls"]): string {
   return JSON.stringify(calls.map((c) => [c.function.name, c.function.arguments]));
@@ -57,6 +54,14 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
   const append = async (m: Message, ctx: TurnContext) => {
     working.push(m);
     await ctx.onEvent?.({ type: "message", message: m, at: Date.now() });
+  };
+
+  /** A user message joins the transcript (cut, and the user told, if it alone would crowd out the window). */
+  const enter = async (input: TurnInput, ctx: TurnContext): Promise<string> => {
+    const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
+    if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
+    await append({ role: "user", content: m.content }, ctx);
+    return m.text;
   };
 
   const compact = async (reason: CompactionReason, ctx: TurnContext, tags?: UsageTags) => {
@@ -93,7 +98,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let emptyNudged = false;
     let narration = "";
 
-    await append({ role: "user", content: userContent(input, ctx.shared) }, ctx);
+    const asked = await enter(input, ctx);
     const fault = (query: string): Promise<MemoryPage> =>
       deps.memory.fault({
         user: input.speaker.userKey,
@@ -102,7 +107,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         activeGoal: activeGoal(summary, working),
         live: working,
       });
-    let page = await fault(input.text);
+    let page = await fault(asked);
 
     const window = () => {
       const tools = deps.tools.schemas();
@@ -122,7 +127,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       if (progress.steps >= limits.stepBudget)
         return stop({ kind: "step_budget", budget: limits.stepBudget });
       if (progress.steps > 0 && progress.steps % limits.refaultEvery === 0)
-        page = await fault(`${input.text}\n${narration}`);
+        page = await fault(`${asked}\n${narration}`);
 
       let w = window();
       if (w.pct >= limits.hardPct) {
@@ -216,7 +221,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
 
       // Cancellation point: messages that arrived meanwhile join the transcript before the next call.
       for (const queued of ctx.drainInbox?.() ?? []) {
-        await append({ role: "user", content: userContent(queued, ctx.shared) }, ctx);
+        await enter(queued, ctx);
         progress.consumed++;
       }
     }
