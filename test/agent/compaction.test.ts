@@ -137,3 +137,53 @@ describe("agent loop: compaction", () => {
     expect(ep.requests.filter(isCompaction).map((r) => r.model)).toEqual(["mini", "main-model"]);
   });
 });
+
+describe("agent loop: the endpoint says the request is over the model's window", () => {
+  const TOO_LONG = {
+    kind: "error" as const,
+    status: 400,
+    code: "context_length_exceeded",
+    message: "This model's maximum context length is 8192 tokens.",
+  };
+
+  it("consolidates once and asks again, and the turn is answered", async () => {
+    ep = await startScriptedOpenAI();
+    const agent = createAgent(testDeps(ep));
+    const ctx = testContext();
+    for (const q of ["first", "second", "third"]) {
+      ep.script({ match: isTurn, reply: { text: `answer to ${q}` } });
+      await agent.chat(input(q), ctx);
+    }
+    ep.script(
+      { match: isTurn, reply: TOO_LONG },
+      { match: isCompaction, reply: { text: SUMMARY } },
+      { match: isTurn, reply: { text: "answer to fourth" } },
+    );
+    const res = await agent.chat(input("fourth"), ctx);
+    expect(res.status).toBe("answered");
+    expect(res.text).toBe("answer to fourth");
+    expect(ep.requests.slice(-3).map((r) => r.purpose)).toEqual(["turn", "compaction", "turn"]);
+    expect(ctx.reporter.notices.at(-1)).toBe(COMPACTION_NOTICE.hard);
+    // The retried request starts from the consolidated window.
+    expect(ep.requests.at(-1)!.system).toContain("GOAL: settle the batch");
+  });
+
+  it("refused again after consolidating: tells the user how to start over, once", async () => {
+    ep = await startScriptedOpenAI();
+    const agent = createAgent(testDeps(ep));
+    const ctx = testContext();
+    ep.script({ match: isTurn, reply: { text: "hello" } });
+    await agent.chat(input("hi"), ctx);
+    ep.script(
+      { match: isTurn, reply: TOO_LONG },
+      { match: isCompaction, reply: { text: SUMMARY } },
+      { match: isTurn, reply: TOO_LONG },
+    );
+    const res = await agent.chat(input("and now?"), ctx);
+    expect(res.status).toBe("failed");
+    expect(ctx.reporter.says.at(-1)).toBe(
+      "This conversation has grown past what the language model can take, even after I consolidated it. Say `/neo reset` to start it over.",
+    );
+    expect(ep.requests.filter(isTurn)).toHaveLength(3);
+  });
+});

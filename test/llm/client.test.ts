@@ -84,6 +84,25 @@ describe("two-model client", () => {
     expect(ledger.total().calls).toBe(0);
   });
 
+  it("tells a request over the model's window (OpenAI's code, or only the message) from other 400s", async () => {
+    ep = await startScriptedOpenAI([
+      { reply: { kind: "error", status: 400, code: "context_length_exceeded", message: "too long" } },
+      {
+        reply: {
+          kind: "error",
+          status: 400,
+          message: "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens.",
+        },
+      },
+      { reply: { kind: "error", status: 400, message: "Invalid value for 'temperature'" } },
+    ]);
+    const { llm } = createLlmForTest(ep);
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++)
+      codes.push(((await llm.complete(req()).catch((e: unknown) => e)) as LlmError).code);
+    expect(codes).toEqual(["LLM_CONTEXT_LENGTH", "LLM_CONTEXT_LENGTH", "LLM_BAD_REQUEST"]);
+  });
+
   it("leaves no abort listener on the caller's signal after a call (a turn reuses it for every step)", async () => {
     ep = await startScriptedOpenAI([{ reply: { text: "a" } }, { reply: { text: "b" } }]);
     const { llm } = createLlmForTest(ep);

@@ -63,7 +63,15 @@ export type ScriptedReply =
       model?: string;
       delayMs?: number;
     }
-  | { kind: "error"; status: number; message?: string; retryAfterMs?: number; delayMs?: number }
+  | {
+      kind: "error";
+      status: number;
+      message?: string;
+      /** The error body's `code`, as OpenAI sends it (e.g. `context_length_exceeded`). */
+      code?: string;
+      retryAfterMs?: number;
+      delayMs?: number;
+    }
   /** Keep the request open until the client aborts it. */
   | { kind: "hang" };
 
@@ -241,7 +249,13 @@ export async function startScriptedOpenAI(
         res,
         rec,
         reply.status,
-        { error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: "server_error" } },
+        {
+          error: {
+            message: reply.message ?? `scripted HTTP ${reply.status}`,
+            type: reply.status >= 500 ? "server_error" : "invalid_request_error",
+            ...(reply.code ? { code: reply.code } : {}),
+          },
+        },
         extra,
       );
     }

@@ -13,6 +13,7 @@ import type { ToolCallContext } from "../tools/types.js";
 import type { AgentDeps } from "./deps.js";
 import { activeGoal } from "./goal.js";
 import { CancelledError } from "./ladder.js";
+import { modelTroubleText } from "./model-trouble.js";
 import { recordStep, recordTurnEnd } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { buildSystemBody, withBudgetStat } from "./prompt.js";
@@ -96,6 +97,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let lastBatch = "";
     let repeats = 0;
     let emptyNudged = false;
+    let overflowed = false;
     let narration = "";
 
     const asked = await enter(input, ctx);
@@ -136,15 +138,28 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       }
       progress.steps++;
       recordStep();
-      const res = await deps.llm.complete({
-        role: "main",
-        system: withBudgetStat(w.body, w.pct),
-        messages: working,
-        tools: w.tools,
-        signal: ctx.signal,
-        maxTokens: limits.maxOutputTokens,
-        tags,
-      });
+      let res: Completion;
+      try {
+        res = await deps.llm.complete({
+          role: "main",
+          system: withBudgetStat(w.body, w.pct),
+          messages: working,
+          tools: w.tools,
+          signal: ctx.signal,
+          maxTokens: limits.maxOutputTokens,
+          tags,
+        });
+      } catch (e) {
+        // The endpoint counts tokens its own way: over its window, consolidate once and ask again.
+        if (!(e instanceof LlmError) || e.code !== "LLM_CONTEXT_LENGTH" || overflowed) throw e;
+        overflowed = true;
+        log.warn(
+          { conversation: ctx.conversation, estimatedPct: w.pct, contextWindow: limits.contextWindow },
+          "the model refused the request as too long; compacting and asking again (is NEO_CONTEXT_WINDOW above the model's?)",
+        );
+        await compact("hard", ctx, { ...tags, purpose: "compaction" });
+        continue;
+      }
       progress.tokens += res.usage.promptTokens + res.usage.completionTokens;
 
       if (res.toolCalls.length === 0) {
@@ -248,7 +263,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
             return { status: "refused", text: e.message, ...progress };
           }
           log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
-          const text = `Sorry, I couldn't reach the language model (${e.code}). Please try again in a moment.`;
+          const text = modelTroubleText(e);
           await ctx.reporter.say(text, ctx.answerKey);
           return { status: "failed", text, ...progress };
         });

@@ -20,6 +20,8 @@ export type LlmErrorCode =
   | "LLM_AUTH"
   | "LLM_RATE_LIMITED"
   | "LLM_BAD_REQUEST"
+  /** The endpoint refused the request as longer than the model's context window. */
+  | "LLM_CONTEXT_LENGTH"
   | "LLM_SERVER"
   | "LLM_BAD_RESPONSE"
   /** No request was made: the user's daily token budget is spent (the message says so, for them). */
@@ -65,10 +67,20 @@ export function toLlmError(e: unknown, model: string): LlmError {
     return new LlmError("LLM_RATE_LIMITED", `${where}: rate limited (${e.message})`, 429, { cause: e });
   if (e instanceof APIError) {
     const status = e.status ?? 0;
-    const code = status >= 500 ? "LLM_SERVER" : "LLM_BAD_REQUEST";
+    const code = status >= 500 ? "LLM_SERVER" : isContextLength(e) ? "LLM_CONTEXT_LENGTH" : "LLM_BAD_REQUEST";
     return new LlmError(code, `${where}: HTTP ${status}: ${e.message}`, status, { cause: e });
   }
   return new LlmError("LLM_BAD_RESPONSE", `${where}: ${(e as Error)?.message ?? String(e)}`, undefined, {
     cause: e,
   });
+}
+
+/**
+ * OpenAI says `context_length_exceeded`; OpenAI-compatible servers (vLLM, Ollama, llama.cpp) only say
+ * it in the message.
+ */
+function isContextLength(e: InstanceType<typeof APIError>): boolean {
+  if (e.status !== 400 && e.status !== 413) return false;
+  if (e.code === "context_length_exceeded") return true;
+  return /maximum context length|context (length|window)|too many tokens|prompt is too long/i.test(e.message);
 }
