@@ -35,6 +35,7 @@ const SLACK_TIERS: Record<string, FakeTier> = {
   "chat.update": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "chat.delete": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "conversations.replies": { limit: 50, windowMs: 60_000, scope: "workspace" },
+  "conversations.history": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "reactions.add": { limit: 50, windowMs: 60_000, scope: "workspace" },
 };
 

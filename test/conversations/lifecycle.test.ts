@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createConversations } from "../../src/core/conversations/create-conversations.js";
 import { InboundMessageError, RESUME_NOTE } from "../../src/core/conversations/inbound.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
+import type { AnswerKey } from "../../src/core/reporter.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { createHarness, type Harness, inbound, LIMITS, requestsOf, saysOf } from "./harness.js";
 import { until } from "./worker-process.js";
@@ -82,8 +83,8 @@ describe("conversations on one process", () => {
     await setup();
     // The first process logs the answer, then hangs in the post, and is abandoned (a kill).
     const said: string[] = [];
-    const keys: (string | undefined)[] = [];
-    type Say = (text: string, key?: string) => Promise<void>;
+    const keys: (AnswerKey | undefined)[] = [];
+    type Say = (text: string, key?: AnswerKey) => Promise<void>;
     const ioWith = (say: Say) => () => ({
       reporter: { say, status: async () => {}, notice: async () => {} },
       approvals: { present: async () => undefined, update: async () => {} },
@@ -114,8 +115,9 @@ describe("conversations on one process", () => {
     });
     await until("the answer is posted", () => said.length === 1);
     expect(said).toEqual(["re: question"]);
-    // Both attempts name the answer by the turn's opening message (Discord posts it once).
-    expect(keys).toEqual([question.id, question.id]);
+    // Both attempts name the answer by the turn's opening message; the second says it may be
+    // posted already (Discord's nonce and Slack's message metadata then show it once).
+    expect(keys).toEqual([{ id: question.id }, { id: question.id, resumed: true }]);
     expect(ep.requests.filter((r) => lastUser(r) === "question")).toHaveLength(1);
     await second.shutdown(1000);
   });

@@ -99,16 +99,16 @@ describe("Discord: answers", () => {
     const dm = fake.dm(fake.alice);
     const reporter = rig.adapter.io(dmConversation(dm.id)).reporter;
     const long = `${"Sent 5 USDC to 0xabc. ".repeat(120)}tx 0x01`; // more than one message
-    await reporter.say(long, "turn-1");
+    await reporter.say(long, { id: "turn-1" });
     const first = fake.channelMessages(dm.id).map((m) => m.id);
     expect(first.length).toBeGreaterThan(1);
     // The same answer, same key, from a new process's reporter: Discord returns the same messages.
     await rig.restartAdapter();
-    await rig.adapter.io(dmConversation(dm.id)).reporter.say(long, "turn-1");
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say(long, { id: "turn-1", resumed: true });
     expect(fake.channelMessages(dm.id).map((m) => m.id)).toEqual(first);
     // Another turn's answer with the same words is a new message; so is one said without a key.
-    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", "turn-2");
-    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", "turn-3");
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", { id: "turn-2" });
+    await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.", { id: "turn-3" });
     await rig.adapter.io(dmConversation(dm.id)).reporter.say("Done.");
     expect(fake.channelMessages(dm.id).filter((m) => m.content === "Done.")).toHaveLength(3);
   });

@@ -9,7 +9,7 @@
 import { type REST, Routes } from "discord.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Reporter } from "../../core/reporter.js";
+import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import type { Store } from "../../memory/store/types.js";
 import type { EditCoalescer } from "./coalesce.js";
 import { createBody, editBody, nonceFor, statusLine } from "./render.js";
@@ -71,10 +71,10 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
   };
 
   /** With a `key`, each chunk's nonce is derived from it, so posting the same answer again shows nothing new. */
-  const postAll = async (text: string, key?: string): Promise<void> => {
+  const postAll = async (text: string, key?: AnswerKey): Promise<void> => {
     const chunks = splitMessage(text);
     for (const [i, chunk] of chunks.entries()) {
-      await post(chunk, key === undefined ? undefined : nonceFor(`${d.conversation}|${key}|${i}`));
+      await post(chunk, key === undefined ? undefined : nonceFor(`${d.conversation}|${key.id}|${i}`));
     }
   };
 

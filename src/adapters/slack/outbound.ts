@@ -22,6 +22,8 @@ export interface SlackRateRules {
   usersInfo: RateRule;
   /** `conversations.replies`: Tier 3. */
   replies: RateRule;
+  /** `conversations.history`: Tier 3. */
+  history: RateRule;
   /** `reactions.add`: Tier 3. */
   reactions: RateRule;
 }
@@ -35,14 +37,22 @@ export const SLACK_RATE_RULES: SlackRateRules = {
   ephemeral: { limit: 100, windowMs: 60_000 },
   usersInfo: { limit: 100, windowMs: 60_000 },
   replies: { limit: 50, windowMs: 60_000 },
+  history: { limit: 50, windowMs: 60_000 },
   reactions: { limit: 50, windowMs: 60_000 },
 };
+
+/** Slack message metadata (`chat.postMessage`), read back with `include_all_metadata`. */
+export interface MessageMetadata {
+  event_type: string;
+  event_payload?: Record<string, unknown>;
+}
 
 export interface PostArgs {
   channel: string;
   thread_ts?: string;
   text: string;
   blocks?: unknown[];
+  metadata?: MessageMetadata;
 }
 
 export interface UserInfo {
@@ -54,6 +64,7 @@ export interface UserInfo {
 
 export interface ReplyMessage {
   ts: string;
+  metadata?: MessageMetadata;
   user?: string;
   bot_id?: string;
   subtype?: string;
@@ -79,7 +90,10 @@ export interface SlackOutbound {
     blocks?: unknown[];
   }): Promise<void>;
   usersInfo(user: string): Promise<UserInfo>;
+  /** A thread's messages (first page), metadata included. */
   replies(channel: string, ts: string): Promise<ReplyMessage[]>;
+  /** A channel's top-level messages after `oldest` (first page, newest first), metadata included. */
+  history(channel: string, oldest?: string): Promise<ReplyMessage[]>;
   react(channel: string, ts: string, name: string): Promise<void>;
   /** Calls queued or in flight. */
   pending(): number;
@@ -156,7 +170,21 @@ export function createSlackOutbound(
       const res = await gate.run({
         key: "conversations.replies",
         rule: rules.replies,
-        call: () => client.conversations.replies({ channel, ts, limit: 100 }),
+        call: () => client.conversations.replies({ channel, ts, limit: 100, include_all_metadata: true }),
+      });
+      return (res?.messages ?? []) as ReplyMessage[];
+    },
+    history: async (channel, oldest) => {
+      const res = await gate.run({
+        key: "conversations.history",
+        rule: rules.history,
+        call: () =>
+          client.conversations.history({
+            channel,
+            limit: 100,
+            include_all_metadata: true,
+            ...(oldest ? { oldest } : {}),
+          }),
       });
       return (res?.messages ?? []) as ReplyMessage[];
     },

@@ -2,11 +2,13 @@
  * The Reporter on Slack: Say = new message(s) in the thread (mrkdwn, split), Status = a StatusSink,
  * Notice = a visible context message. The status episode ends when an answer is said, and its
  * message is removed once the answer is posted (in the background: the turn does not wait for it).
+ * An answer with a key carries it as message metadata; a resumed turn posts only the parts of its
+ * answer that are not in the conversation yet.
  */
 import { log } from "../../core/log.js";
-import type { Reporter } from "../../core/reporter.js";
+import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
-import type { SlackOutbound } from "./outbound.js";
+import type { MessageMetadata, SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
 import type { StatusSink } from "./status.js";
 
@@ -20,14 +22,52 @@ export interface SlackReporterOptions {
   status: StatusSink;
 }
 
+/** The metadata an answer's parts are posted with, so a resumed turn can see what is there. */
+export const ANSWER_EVENT = "neo_answer";
+
+function answerMetadata(key: AnswerKey, part: number): MessageMetadata {
+  return { event_type: ANSWER_EVENT, event_payload: { key: key.id, part } };
+}
+
 export function createSlackReporter(o: SlackReporterOptions): Reporter {
   const { out, channel, threadTs } = o;
+
+  /** Parts of the answer named `id` already in the thread (or, outside threads, after its message). */
+  const postedParts = async (id: string): Promise<Set<number>> => {
+    const openingTs = id.split("/").at(-1);
+    const messages = threadTs ? await out.replies(channel, threadTs) : await out.history(channel, openingTs);
+    const parts = new Set<number>();
+    for (const m of messages) {
+      const p = m.metadata?.event_type === ANSWER_EVENT ? m.metadata.event_payload : undefined;
+      if (p?.key === id && typeof p.part === "number") parts.add(p.part);
+    }
+    return parts;
+  };
+
   return {
-    say: async (text) => {
+    say: async (text, key) => {
       const parts = splitMrkdwn(markdownToMrkdwn(text));
       const removeStatus = o.status.stop();
       try {
-        for (const part of parts) await out.post({ channel, thread_ts: threadTs, text: part });
+        // Slack has no idempotency key for chat.postMessage: a resumed turn looks before posting.
+        const posted = key?.resumed
+          ? await postedParts(key.id).catch((err: unknown) => {
+              log.warn(
+                { err, channel },
+                "slack: could not see what of a resumed answer was posted; posting it all",
+              );
+              return new Set<number>();
+            })
+          : new Set<number>();
+        for (const [i, part] of parts.entries()) {
+          if (posted.has(i)) continue;
+          await out.post({
+            channel,
+            thread_ts: threadTs,
+            text: part,
+            ...(key ? { metadata: answerMetadata(key, i) } : {}),
+          });
+        }
       } finally {
         // Not awaited: chat.delete is Tier 3 (~50/min), and a burst of answers waiting on it held
         // their turns' slots (8 at a time answered 4.4 messages/s). A failed removal is logged.

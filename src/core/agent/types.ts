@@ -5,7 +5,7 @@
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { ConversationKey, Speaker } from "../keys.js";
 import type { Message } from "../llm/types.js";
-import type { Reporter } from "../reporter.js";
+import type { AnswerKey, Reporter } from "../reporter.js";
 
 /**
  * Persisted per conversation, append-only. Replaying the events after the last `compaction`
@@ -44,8 +44,8 @@ export interface TurnContext {
    */
   shared: boolean;
   reporter: Reporter;
-  /** The `key` this turn's answer is said with (`Reporter.say`): its opening message id. */
-  answerKey?: string;
+  /** The `key` this turn's answer is said with (`Reporter.say`). */
+  answerKey?: AnswerKey;
   approvals: ApprovalChannel;
   signal: AbortSignal;
   /** Messages queued while the turn runs; drained at each cancellation point, in order. */

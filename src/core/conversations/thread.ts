@@ -118,10 +118,13 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
     live.open = null;
     if (open.answer !== undefined) {
       // The answer is logged before it is posted, and the end marker after: a crash in between may
-      // have left it unposted. Post it again under the same key (Discord then shows it once;
-      // elsewhere at worst twice, never lost) unless this process knows it posted it, then close.
+      // have left it unposted. Post it again under the same key, marked resumed (adapters post only
+      // what is not there yet), unless this process knows it posted it; then close the turn.
       const [opening] = await journal.inboxFrom(t.key, open.from);
-      if (t.delivered !== opening?.id) await env.options.io(t.key).reporter.say(open.answer, opening?.id);
+      if (t.delivered !== opening?.id) {
+        const key = opening ? { id: opening.id, resumed: true as const } : undefined;
+        await env.options.io(t.key).reporter.say(open.answer, key);
+      }
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
       t.delivered = null;
     } else {
@@ -229,7 +232,7 @@ async function runTurn(
   };
   const ctx: TurnContext = {
     ...turnContext(t, live, env, io, opening.shared, controller.signal, takeHanded),
-    answerKey: opening.id,
+    answerKey: { id: opening.id },
     drainInbox: (): TurnInput[] => {
       const out = live.pending.splice(0);
       for (const m of out) t.ios.delete(m.id);

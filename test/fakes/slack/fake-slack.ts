@@ -24,6 +24,8 @@ export interface FakeMessage {
   blocks?: unknown[];
   user: string;
   bot_id?: string;
+  /** Message metadata as posted; read back only with `include_all_metadata`, as Slack does. */
+  metadata?: { event_type: string; event_payload?: Record<string, unknown> };
 }
 
 export interface FakeUser {
@@ -73,6 +75,8 @@ export interface FakeSlack {
   messages(channel: string, threadTs?: string): FakeMessage[];
   /** Add a message written by someone else (for conversations.replies). */
   seedMessage(m: Omit<FakeMessage, "ts"> & { ts?: string }): FakeMessage;
+  /** Remove a channel's messages matching `drop` (what a crash kept from ever being posted). */
+  removeMessages(channel: string, drop: (m: FakeMessage) => boolean): void;
   /** Answer the next `times` calls to `method` with 429 + Retry-After. */
   inject429(method: string, times: number, retryAfterSec?: number): void;
   /**
@@ -94,11 +98,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** A message as a read method returns it: metadata only when the caller asked for it. */
+function withMetadata(args: Record<string, unknown>): (m: FakeMessage) => FakeMessage {
+  const include = args.include_all_metadata === true || args.include_all_metadata === "true";
+  return ({ metadata, ...m }) => (include && metadata ? { ...m, metadata } : m);
+}
+
 function parseArgs(body: string, type: string | undefined): Record<string, unknown> {
   if (type?.includes("application/json")) return body ? (JSON.parse(body) as Record<string, unknown>) : {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(body)) {
-    out[k] = (k === "blocks" || k === "attachments") && v.startsWith("[") ? JSON.parse(v) : v;
+    const json = (k === "blocks" || k === "attachments") && v.startsWith("[");
+    out[k] = json || (k === "metadata" && v.startsWith("{")) ? JSON.parse(v) : v;
   }
   return out;
 }
@@ -168,6 +179,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           user: botUserId,
           bot_id: botId,
           ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+          ...(args.metadata ? { metadata: args.metadata as NonNullable<FakeMessage["metadata"]> } : {}),
         };
         channelMessages(channel).push(m);
         return { ok: true, channel, ts: m.ts, message: m };
@@ -213,7 +225,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case "conversations.replies": {
         const ts = String(args.ts);
         const list = channelMessages(channel).filter((m) => m.ts === ts || m.thread_ts === ts);
-        return { ok: true, messages: list, has_more: false };
+        return { ok: true, messages: list.map(withMetadata(args)), has_more: false };
+      }
+      case "conversations.history": {
+        // Top-level messages after `oldest`, newest first.
+        const oldest = args.oldest === undefined ? "" : String(args.oldest);
+        const list = channelMessages(channel)
+          .filter((m) => (!m.thread_ts || m.thread_ts === m.ts) && m.ts > oldest)
+          .reverse();
+        return { ok: true, messages: list.map(withMetadata(args)), has_more: false };
       }
       default:
         return { ok: false, error: "unknown_method" };
@@ -298,6 +318,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       channelMessages(channel).filter(
         (m) => threadTs === undefined || m.thread_ts === threadTs || m.ts === threadTs,
       ),
+    removeMessages: (channel, drop) => {
+      store.set(
+        channel,
+        channelMessages(channel).filter((m) => !drop(m)),
+      );
+    },
     seedMessage: (m) => {
       const full: FakeMessage = { ...m, ts: m.ts ?? nextTs() };
       channelMessages(m.channel).push(full);

@@ -82,6 +82,7 @@ export const FAST_RATES: SlackRateRules = {
   ephemeral: { limit: 10, windowMs: 400 },
   usersInfo: { limit: 10, windowMs: 400 },
   replies: { limit: 5, windowMs: 400 },
+  history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
 };
 
@@ -94,6 +95,7 @@ function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
     "chat.postEphemeral": ws(r.ephemeral),
     "users.info": ws(r.usersInfo),
     "conversations.replies": ws(r.replies),
+    "conversations.history": ws(r.history),
     "reactions.add": ws(r.reactions),
   };
 }
