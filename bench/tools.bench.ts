@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { parseManifest, type ServerSpecInput } from "../src/core/tools/manifest.js";
+import { setLogLevel, setLogSink } from "../src/core/log.js";
 import { createToolSurface } from "../src/core/tools/surface.js";
 import type { ToolCallContext } from "../src/core/tools/types.js";
 import type { BenchSection } from "./types.js";
@@ -115,6 +116,10 @@ async function open(c: Case, surfaceFirst: boolean): Promise<Sides> {
 }
 
 async function measure(c: Case): Promise<Measured> {
+  // Each call's log line is built as in production (info), then dropped rather than printed:
+  // the bench measures Neo, not the terminal.
+  setLogLevel("info");
+  setLogSink(() => {});
   const a: number[] = [];
   const b: number[] = [];
   const cpuA: number[] = [];
@@ -174,7 +179,7 @@ export async function run(): Promise<BenchSection> {
     );
   }
   const markdown = [
-    `Median wall time per call over ${ROUNDS * CALLS} sequential calls each: ${ROUNDS} rounds with fresh server processes (the surface's spawned first in half of them), ${WARMUP} warm-up calls then ${CALLS} timed calls per side per round, stdio, strictly alternating (order flipped every other pair). Client CPU: this process's CPU per call (servers excluded), median of ${ROUNDS} blocks of ${CPU_CALLS} calls. Load average at the start: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
+    `Median wall time per call over ${ROUNDS * CALLS} sequential calls each (the surface at log level info, its lines built and then dropped): ${ROUNDS} rounds with fresh server processes (the surface's spawned first in half of them), ${WARMUP} warm-up calls then ${CALLS} timed calls per side per round, stdio, strictly alternating (order flipped every other pair). Client CPU: this process's CPU per call (servers excluded), median of ${ROUNDS} blocks of ${CPU_CALLS} calls. Load average at the start: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
     "",
     "| server / tool | SDK Client direct (µs) | surface `dispatch` (µs) | overhead (µs) | wall ratio | goal ≤ 1.1 | client CPU direct / dispatch (µs) |",
     "| --- | --- | --- | --- | --- | --- | --- |",
