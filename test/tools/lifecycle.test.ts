@@ -142,11 +142,13 @@ describe("cancellation", () => {
     const hangB = s.dispatch("crasher__hang", {}, turnB).catch((e: unknown) => e);
     await hangsUntil(s, "running=2 cancelled=0");
 
-    a.abort("cancel");
+    a.abort("reset");
     const errA = await hangA;
     expect(errA).toBeInstanceOf(ToolTransportError);
     expect((errA as Error).message).toBe("crasher__hang failed: cancelled");
     await hangsUntil(s, "running=1 cancelled=1");
+    // The server hears why: the turn's abort reason.
+    expect((await s.dispatch("crasher__last_cancel", {}, ctx)).content).toBe("reset");
 
     b.abort("cancel");
     expect(await hangB).toBeInstanceOf(ToolTransportError);

@@ -37,7 +37,7 @@ export function requestIdOf(params: object): RequestId | undefined {
 
 /** A running call of a turn: how to tell its server, and how to settle it. */
 interface Running {
-  onCancel: () => void;
+  onCancel: (reason: string) => void;
   reject: (err: Error) => void;
 }
 
@@ -51,9 +51,10 @@ function callsOf(turn: AbortSignal): Set<Running> {
     turn.addEventListener(
       "abort",
       () => {
+        const reason = String(turn.reason ?? "cancelled");
         for (const call of set) {
-          call.onCancel();
-          call.reject(new CallCancelledError(`cancelled (${String(turn.reason)})`));
+          call.onCancel(reason);
+          call.reject(new CallCancelledError(`cancelled (${reason})`));
         }
         set.clear();
       },
@@ -67,9 +68,14 @@ function callsOf(turn: AbortSignal): Set<Running> {
 
 /**
  * `call`'s outcome, unless `turn` is aborted first: then it rejects at once with
- * `CallCancelledError` and `onCancel` runs (to tell the server). `turn` must not be aborted yet.
+ * `CallCancelledError` and `onCancel` runs with the turn's abort reason (to tell the server). `turn`
+ * must not be aborted yet.
  */
-export function untilCancelled<T>(call: Promise<T>, turn: AbortSignal, onCancel: () => void): Promise<T> {
+export function untilCancelled<T>(
+  call: Promise<T>,
+  turn: AbortSignal,
+  onCancel: (reason: string) => void,
+): Promise<T> {
   const calls = callsOf(turn);
   // No named closures here: this runs on every tool call, and tsx wraps each named one (keepNames).
   return new Promise<T>((resolve, reject) => {

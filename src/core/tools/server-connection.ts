@@ -236,7 +236,9 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     const params = { name: tool, arguments: args };
     try {
       const sent = c.callTool(params, undefined, { timeout: opts.callTimeoutMs });
-      const result = await (signal ? untilCancelled(sent, signal, () => tellCancelled(c, params)) : sent);
+      const result = await (signal
+        ? untilCancelled(sent, signal, (reason) => tellCancelled(c, params, reason))
+        : sent);
       if ("content" in result && Array.isArray(result.content)) return result as CallToolResult;
       // Pre-2024-11 servers answer `{ toolResult }`.
       return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
@@ -256,10 +258,10 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
   }
 
   /** Tell the server to stop a cancelled call (the SDK keeps waiting for it until its timeout). */
-  function tellCancelled(c: Client, params: object): void {
+  function tellCancelled(c: Client, params: object, reason: string): void {
     const requestId = requestIdOf(params);
     if (requestId === undefined) return;
-    c.notification({ method: "notifications/cancelled", params: { requestId, reason: "cancelled" } }).catch(
+    c.notification({ method: "notifications/cancelled", params: { requestId, reason } }).catch(
       // The connection is gone: so is the call.
       () => {},
     );
