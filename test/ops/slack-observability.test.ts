@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { conversationKey } from "../../src/core/keys.js";
 import type { FakeMessage } from "../fakes/slack/fake-slack.js";
-import { envelope, mention, TEAM, until, userTs } from "../slack/support/harness.js";
+import { click, envelope, mention, TEAM, until, userTs } from "../slack/support/harness.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
 import { captureLogs, delta, type LogCapture, snapshot } from "./support/observe.js";
 import { type SlackStack, startSlackStack } from "./support/slack-stack.js";
@@ -26,30 +26,6 @@ const isPlan = (r: ScriptedRequest) => r.purpose === "plan";
 const isTurn = (r: ScriptedRequest) => r.purpose !== "plan";
 const blocks = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
 const hasButtons = (m: FakeMessage) => blocks(m).includes('"type":"actions"');
-
-function approve(stack: SlackStack, msg: FakeMessage, user: string, approvalId: string) {
-  return stack.slack.action({
-    type: "block_actions",
-    team: { id: TEAM, domain: "fake" },
-    user: { id: user, team_id: TEAM },
-    api_app_id: "A1",
-    token: "legacy",
-    trigger_id: "1.2.3",
-    container: { type: "message", message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false },
-    channel: { id: msg.channel, name: "wallet" },
-    message: { type: "message", ts: msg.ts, thread_ts: msg.thread_ts, text: msg.text, blocks: msg.blocks },
-    response_url: `${stack.fake.baseUrl}/response/${msg.ts}`,
-    actions: [
-      {
-        action_id: "neo_approve",
-        block_id: "neo_approval",
-        value: approvalId,
-        type: "button",
-        action_ts: "1",
-      },
-    ],
-  });
-}
 
 describe("ops: Slack metrics and logs", () => {
   it("counts and logs one conversation's inbound events, turn, tool calls, approval and 429", async () => {
@@ -104,7 +80,7 @@ describe("ops: Slack metrics and logs", () => {
     );
     const msg = stack.fake.messages("C7", ts).find(hasButtons)!;
     const approvalId = blocks(msg).match(/"value":"([^"]+)"/)![1]!;
-    expect((await approve(stack, msg, "UANN", approvalId)).status).toBe(200);
+    expect((await click(stack, msg, "UANN", "neo_approve", approvalId)).status).toBe(200);
     await stack.fake.waitFor(
       () => stack.fake.callsTo("chat.postMessage").some((c) => c.args.text === "Done: sent 5 USDC."),
       "the answer",

@@ -6,7 +6,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalRecord, Executor, Plan } from "../../src/core/approvals/types.js";
 import { conversationKey } from "../../src/core/keys.js";
 import type { FakeMessage } from "../fakes/slack/fake-slack.js";
-import { envelope, type Harness, mention, startHarness, TEAM, until, userTs } from "./support/harness.js";
+import {
+  click,
+  envelope,
+  type Harness,
+  mention,
+  startHarness,
+  TEAM,
+  until,
+  userTs,
+} from "./support/harness.js";
 
 const THREAD = "1690000000.000777";
 const CONV = conversationKey({ platform: "slack", workspace: TEAM, channel: "C9", thread: THREAD });
@@ -27,36 +36,6 @@ function plan(): Plan {
     requester: ANN.userKey,
     createdAt: Date.now(),
   };
-}
-
-function click(
-  h: Harness,
-  msg: FakeMessage,
-  user: string,
-  actionId: "neo_approve" | "neo_reject",
-  value: string,
-) {
-  return h.slack.action({
-    type: "block_actions",
-    team: { id: TEAM, domain: "fake" },
-    user: { id: user, team_id: TEAM },
-    api_app_id: "A1",
-    token: "legacy",
-    trigger_id: "1.2.3",
-    container: { type: "message", message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false },
-    channel: { id: msg.channel, name: "wallet" },
-    message: { type: "message", ts: msg.ts, thread_ts: msg.thread_ts, text: msg.text, blocks: msg.blocks },
-    response_url: `${h.fake.baseUrl}/response/${msg.ts}`,
-    actions: [
-      {
-        action_id: actionId,
-        block_id: "neo_approval",
-        value,
-        type: "button",
-        action_ts: String(Date.now() / 1000),
-      },
-    ],
-  });
 }
 
 const blockText = (m: FakeMessage | undefined) => JSON.stringify(m?.blocks ?? []);

@@ -12,6 +12,7 @@ import type { SlackRateRules } from "../../../src/adapters/slack/outbound.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAgent } from "../../../src/core/agent/agent.js";
+import type { AgentLimits } from "../../../src/core/agent/types.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
 import { createSpendCaps } from "../../../src/core/approvals/caps.js";
@@ -24,6 +25,7 @@ import type { ToolSurface } from "../../../src/core/tools/types.js";
 import { createStore } from "../../../src/memory/store/create-store.js";
 import type { Store } from "../../../src/memory/store/types.js";
 import {
+  type FakeMessage,
   type FakeSlack,
   type FakeSlackOptions,
   type FakeTier,
@@ -59,6 +61,20 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** `NEO_USER_DAILY_TOKENS`: the usage tracker's per-user daily budget (counted in the store). */
   dailyTokens?: number;
+  /**
+   * Builds the tool surface from the harness's parts (e.g. real MCP servers and the embedded
+   * executor) instead of `tools` and `executor`; it is closed with the harness.
+   */
+  surface?: (parts: SurfaceParts) => Promise<ToolSurface & { close(): Promise<void> }>;
+  /** Loop limits over the test defaults. */
+  limits?: Partial<AgentLimits>;
+}
+
+export interface SurfaceParts {
+  ep: ScriptedOpenAI;
+  store: Store;
+  broker: ApprovalBroker;
+  access: AccessPolicy;
 }
 
 export interface Harness {
@@ -124,29 +140,33 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const coreExecute = o.executor
     ? createCoreExecute({ executor: o.executor, broker, caps: createSpendCaps({ store }), access })
     : undefined;
-  const surface: ToolSurface = coreExecute
-    ? {
-        schemas: () => [
-          ...tools.schemas(),
-          {
-            type: "function",
-            function: {
-              name: "core_execute",
-              description: "Plan and run a spending intent after the user approves it",
-              parameters: {
-                type: "object",
-                properties: { intent: { type: "string" } },
-                required: ["intent"],
+  const custom = o.surface ? await o.surface({ ep, store, broker, access }) : undefined;
+  const surface: ToolSurface = custom
+    ? custom
+    : coreExecute
+      ? {
+          schemas: () => [
+            ...tools.schemas(),
+            {
+              type: "function",
+              function: {
+                name: "core_execute",
+                description: "Plan and run a spending intent after the user approves it",
+                parameters: {
+                  type: "object",
+                  properties: { intent: { type: "string" } },
+                  required: ["intent"],
+                },
               },
             },
-          },
-        ],
-        dispatch: (name, args, ctx) =>
-          name === "core_execute" ? coreExecute(String(args.intent), ctx) : tools.dispatch(name, args, ctx),
-      }
-    : tools;
+          ],
+          dispatch: (name, args, ctx) =>
+            name === "core_execute" ? coreExecute(String(args.intent), ctx) : tools.dispatch(name, args, ctx),
+        }
+      : tools;
   const agentDeps = testDeps(ep, {
     tools: surface,
+    ...(o.limits ? { limits: o.limits } : {}),
     ...(o.env ? { env: o.env } : {}),
     usage: { store, dailyTokens: o.dailyTokens },
   });
@@ -218,6 +238,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     close: async () => {
       await adapter?.stop();
       await conversations.shutdown(1000);
+      await custom?.close();
       await store.close();
       await fake.close();
       await ep.close();
@@ -261,4 +282,35 @@ export async function until(what: string, cond: () => boolean, timeoutMs = 15_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A click on an approval message's Approve or Reject button by `user`, as Slack delivers it. */
+export function click(
+  h: Pick<Harness, "slack" | "fake">,
+  msg: FakeMessage,
+  user: string,
+  actionId: "neo_approve" | "neo_reject",
+  value: string,
+) {
+  return h.slack.action({
+    type: "block_actions",
+    team: { id: TEAM, domain: "fake" },
+    user: { id: user, team_id: TEAM },
+    api_app_id: "A1",
+    token: "legacy",
+    trigger_id: "1.2.3",
+    container: { type: "message", message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false },
+    channel: { id: msg.channel, name: "wallet" },
+    message: { type: "message", ts: msg.ts, thread_ts: msg.thread_ts, text: msg.text, blocks: msg.blocks },
+    response_url: `${h.fake.baseUrl}/response/${msg.ts}`,
+    actions: [
+      {
+        action_id: actionId,
+        block_id: "neo_approval",
+        value,
+        type: "button",
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  });
 }
