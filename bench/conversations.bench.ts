@@ -14,6 +14,7 @@ import { runInNewContext } from "node:vm";
 import { loadConfig } from "../src/config.js";
 import { createAgent } from "../src/core/agent/agent.js";
 import type { AgentDeps } from "../src/core/agent/deps.js";
+import { limitsFromConfig } from "../src/core/agent/limits.js";
 import { NO_MEMORY } from "../src/core/agent/no-memory.js";
 import { createConversations } from "../src/core/conversations/create-conversations.js";
 import { createJournal } from "../src/core/conversations/journal.js";
@@ -68,17 +69,7 @@ function heapMb(): number {
 function agentDeps(url: string): AgentDeps {
   const cfg = loadConfig({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", NEO_LLM_MAX_RETRIES: "0" });
   const llm = createLlmClient(cfg, createUsageLedger(pricesFromConfig(cfg)));
-  const limits = {
-    contextWindow: cfg.NEO_CONTEXT_WINDOW,
-    softPct: cfg.NEO_SOFT_PCT,
-    hardPct: cfg.NEO_HARD_PCT,
-    stepBudget: cfg.NEO_STEP_BUDGET,
-    noProgressStall: cfg.NEO_NO_PROGRESS_STALL,
-    refaultEvery: cfg.NEO_REFAULT_EVERY,
-    maxRetriesPerTool: cfg.NEO_MAX_RETRIES_PER_TOOL,
-    maxAdaptAttempts: cfg.NEO_MAX_ADAPT_ATTEMPTS,
-    maxOutputTokens: cfg.NEO_MAX_OUTPUT_TOKENS,
-  };
+  const limits = limitsFromConfig(cfg);
   return { llm, tools: emptyToolSurface, memory: NO_MEMORY, limits };
 }
 
