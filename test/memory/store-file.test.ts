@@ -3,13 +3,13 @@
  * resolved, a torn last line is cut off rather than corrupting the log, one owner per data dir,
  * and the log is compacted without losing state.
  */
-import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/memory/store/create-store.js";
 import type { Store } from "../../src/memory/store/types.js";
+import { killAfterWrite } from "./support/kill-after-write.js";
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -33,26 +33,7 @@ afterEach(async () => {
 describe("file store durability", () => {
   it("keeps everything a SIGKILLed process wrote, and takes over its stale lock", async () => {
     const dir = tempDir();
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(import.meta.dirname, "fixtures/file-store-writer.ts"), dir],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        if (d.toString().includes("written")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`writer exited (${code}) before writing: ${err}`)));
-    });
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGKILL");
-    await exited;
+    await killAfterWrite("file-store-writer.ts", [dir]);
 
     const store = await open(dir);
     expect(await store.get("before-kill")).toEqual({ ok: true });
