@@ -21,7 +21,7 @@ import { shardOf } from "../fakes/discord/gateway.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
-import { testCommandDeps } from "./support/harness.js";
+import { CONVERSATION_LIMITS, testCommandDeps } from "./support/harness.js";
 
 const redis = await probeRedis();
 const body = (c: RecordedCall) => c.body as Record<string, unknown>;
@@ -47,14 +47,7 @@ async function startProcess(
     newAgent: deps.newAgent,
     io: (key) => adapter!.io(key),
     instanceId: `shard-${shard}`,
-    limits: {
-      maxConcurrentTurns: 4,
-      recallTurns: 16,
-      idleEvictMs: 60_000,
-      leaseMs: 5000,
-      dedupeTtlMs: 60_000,
-      sweepMs: 5000,
-    },
+    limits: CONVERSATION_LIMITS,
   });
   const commands = testCommandDeps(store, conversations, broker, access);
   adapter = createDiscordAdapter({

@@ -49,6 +49,16 @@ export interface RigOptions {
   adminIds?: (fake: FakeDiscord) => string[];
 }
 
+/** The conversation layer's limits in the Discord tests (one instance, or one per shard). */
+export const CONVERSATION_LIMITS = {
+  maxConcurrentTurns: 4,
+  recallTurns: 16,
+  idleEvictMs: 60_000,
+  leaseMs: 5000,
+  dedupeTtlMs: 60_000,
+  sweepMs: 5000,
+};
+
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), "neo-discord-"));
   const fake = await startFakeDiscord(opts.fake);
@@ -70,14 +80,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     newAgent: deps.newAgent,
     io: (key) => adapter!.io(key),
     instanceId: `discord-test-${fake.appId}`,
-    limits: {
-      maxConcurrentTurns: 4,
-      recallTurns: 16,
-      idleEvictMs: 60_000,
-      leaseMs: 5000,
-      dedupeTtlMs: 60_000,
-      sweepMs: 5000,
-    },
+    limits: CONVERSATION_LIMITS,
   });
   const forgotten: string[] = [];
   const commands = testCommandDeps(store, conversations, broker, access, forgotten);
