@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { redisServerArgs } from "../../test/support/redis-server.js";
 
 export interface Owned {
   name: string;
@@ -185,17 +186,7 @@ export async function benchRedis(persistDir?: string): Promise<BenchRedis> {
     url: `redis://127.0.0.1:${port}`,
     proc: () => p,
     async start() {
-      p = start("redis", "redis-server", [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        ...(persistDir
-          ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", persistDir]
-          : ["--appendonly", "no"]),
-      ]);
+      p = start("redis", "redis-server", redisServerArgs(port, persistDir));
       await until(`redis-server on ${port}`, ping, 10_000);
     },
     async kill() {

@@ -4,18 +4,27 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
-/** Start one on `port`; resolves once it accepts connections. */
-export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", [
+/**
+ * `redis-server` arguments for a private server on `port`: no snapshots; an append-only file with
+ * every write synced in `persistDir` when given (as compose runs it), else nothing on disk.
+ */
+export function redisServerArgs(port: number, persistDir?: string): string[] {
+  return [
     "--port",
     String(port),
     "--bind",
     "127.0.0.1",
     "--save",
     "",
-    "--appendonly",
-    "no",
-  ]);
+    ...(persistDir
+      ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", persistDir]
+      : ["--appendonly", "no"]),
+  ];
+}
+
+/** Start one on `port`; resolves once it accepts connections. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", redisServerArgs(port));
   await new Promise<void>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (d: Buffer) => {
