@@ -87,4 +87,29 @@ describe("Slack rate limits", () => {
     expect(h.fake.callsTo("chat.delete")).toHaveLength(1);
     expect(h.fake.violations()).toEqual([]);
   });
+  it("on stop, waits for status removals still queued behind chat.delete's tier", async () => {
+    h = await startHarness({
+      rates: { delete: { limit: 1, windowMs: 1500 } },
+      tools: { lookup: () => ({ content: "ok", isError: false }) },
+    });
+    h.ep.fallback((req) =>
+      req.messages.some((m) => m.role === "tool")
+        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
+        : { toolCalls: [{ name: "lookup", arguments: {} }] },
+    );
+    for (const i of [1, 2]) await h.slack.event(envelope(mention(`CD${i}`, "UANN", `question ${i}`)));
+    const answers = () =>
+      h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));
+    await h.fake.waitFor(() => answers().length === 2, "both answers");
+    const fake = h.fake;
+    await h.close(); // the adapter stops first
+    h = null;
+    expect(fake.callsTo("chat.delete")).toHaveLength(2);
+    expect(
+      fake
+        .messages("CD1")
+        .concat(fake.messages("CD2"))
+        .map((m) => m.text),
+    ).toEqual(["answer to question 1", "answer to question 2"]);
+  });
 });

@@ -76,6 +76,8 @@ export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 500, maxT
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Conversation IOs kept (each holds a thread's status state). */
 const IO_CACHE = 2000;
+/** How long `stop` waits for queued Web API calls (status removals behind `chat.delete`'s tier). */
+const STOP_DRAIN_MS = 5000;
 
 export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const { config } = o;
@@ -206,6 +208,17 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     stop: async () => {
       connected = false;
       await app.stop();
+      // Calls still queued behind Slack's tiers (status removals run after their answers) get a
+      // bounded wait, so a restart does not leave status lines behind; what is left is said.
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_DRAIN_MS);
+      });
+      await Promise.race([out.drained(), bound]);
+      clearTimeout(timer);
+      if (out.pending() > 0) {
+        log.warn({ pending: out.pending() }, "slack: Web API calls still queued at shutdown are dropped");
+      }
     },
   };
 }

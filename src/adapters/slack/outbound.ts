@@ -97,6 +97,8 @@ export interface SlackOutbound {
   react(channel: string, ts: string, name: string): Promise<void>;
   /** Calls queued or in flight. */
   pending(): number;
+  /** Resolves once no call is queued or in flight. */
+  drained(): Promise<void>;
 }
 
 const QUIET = { link_names: false, parse: "none", unfurl_links: false, unfurl_media: false } as const;
@@ -196,5 +198,6 @@ export function createSlackOutbound(
       });
     },
     pending: () => gate.pending(),
+    drained: () => gate.drained(),
   };
 }

@@ -28,6 +28,8 @@ export interface RateGate {
   run<T>(call: GateCall<T>): Promise<T | undefined>;
   /** Calls queued or in flight, across keys. */
   pending(): number;
+  /** Resolves once no call is queued or in flight (follow-ups of the last one included). */
+  drained(): Promise<void>;
 }
 
 export class RateGateError extends Error {
@@ -61,6 +63,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const margin = options.margin ?? 0.1;
   const keys = new Map<string, KeyState>();
   let pending = 0;
+  let onDrained: (() => void)[] = [];
 
   const state = (key: string): KeyState => {
     let s = keys.get(key);
@@ -125,8 +128,20 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       );
       return result.finally(() => {
         pending--;
+        if (pending > 0) return;
+        const waiting = onDrained;
+        onDrained = [];
+        for (const resolve of waiting) resolve();
       });
     },
     pending: () => pending,
+    drained: async () => {
+      // A finished call's follow-up (a status removal after its answer) is queued in the same tick:
+      // look again after it before calling the gate drained.
+      do {
+        if (pending > 0) await new Promise<void>((resolve) => onDrained.push(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+      } while (pending > 0);
+    },
   };
 }
