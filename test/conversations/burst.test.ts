@@ -21,6 +21,7 @@ import {
   type ScriptedRequest,
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
+import { LIMITS } from "./harness.js";
 import { until } from "./worker-process.js";
 
 const CONV = "discord:G1:C1:T1";
@@ -77,14 +78,7 @@ describe("a burst into a busy thread", () => {
       newAgent: deps.newAgent,
       io,
       instanceId: "burst",
-      limits: {
-        maxConcurrentTurns: 4,
-        recallTurns: 16,
-        idleEvictMs: 60_000,
-        leaseMs: 5000,
-        dedupeTtlMs: 60_000,
-        sweepMs: 5000,
-      },
+      limits: LIMITS,
     });
     await conversations.start();
     const msg = (id: string, text: string, who: string): InboundMessage => ({

@@ -16,12 +16,13 @@ import { createConversations } from "../../src/core/conversations/create-convers
 import type { ConversationsService } from "../../src/core/conversations/types.js";
 import { createStore } from "../../src/memory/store/create-store.js";
 import type { Store } from "../../src/memory/store/types.js";
+import { LIMITS } from "../conversations/harness.js";
 import { type FakeDiscord, type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import { shardOf } from "../fakes/discord/gateway.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
-import { CONVERSATION_LIMITS, testCommandDeps } from "./support/harness.js";
+import { testCommandDeps } from "./support/harness.js";
 
 const redis = await probeRedis();
 const body = (c: RecordedCall) => c.body as Record<string, unknown>;
@@ -47,7 +48,7 @@ async function startProcess(
     newAgent: deps.newAgent,
     io: (key) => adapter!.io(key),
     instanceId: `shard-${shard}`,
-    limits: CONVERSATION_LIMITS,
+    limits: LIMITS,
   });
   const commands = testCommandDeps(store, conversations, broker, access);
   adapter = createDiscordAdapter({

@@ -10,6 +10,13 @@ function lastUserText(req: ScriptedRequest): string {
   return String([...req.messages].reverse().find((m) => m.role === "user")?.content ?? "");
 }
 
+/** The model calls `lookup`, then answers the question it was asked by its number. */
+function lookupThenAnswer(req: ScriptedRequest) {
+  return req.messages.some((m) => m.role === "tool")
+    ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
+    : { toolCalls: [{ name: "lookup", arguments: {} }] };
+}
+
 describe("Slack rate limits", () => {
   let h: Harness | null = null;
   afterEach(async () => {
@@ -19,11 +26,7 @@ describe("Slack rate limits", () => {
 
   it("a burst of 30 mentions in one channel yields 30 answers and no request beyond the tier", async () => {
     h = await startHarness({ tools: { lookup: () => ({ content: "ok", isError: false }) } });
-    h.ep.fallback((req) =>
-      req.messages.some((m) => m.role === "tool")
-        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
-        : { toolCalls: [{ name: "lookup", arguments: {} }] },
-    );
+    h.ep.fallback(lookupThenAnswer);
     const sent = Array.from({ length: 30 }, (_, i) => ({ ts: userTs(), q: `question ${i + 1}` }));
     const acks = await Promise.all(
       sent.map((s) => h!.slack.event(envelope(mention("C7", "UANN", s.q, { ts: s.ts })))),
@@ -70,11 +73,7 @@ describe("Slack rate limits", () => {
       rates: { delete: { limit: 1, windowMs: 600_000 } },
       tools: { lookup: () => ({ content: "ok", isError: false }) },
     });
-    h.ep.fallback((req) =>
-      req.messages.some((m) => m.role === "tool")
-        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
-        : { toolCalls: [{ name: "lookup", arguments: {} }] },
-    );
+    h.ep.fallback(lookupThenAnswer);
     for (const i of [1, 2, 3]) await h.slack.event(envelope(mention(`CS${i}`, "UANN", `question ${i}`)));
     const answers = () =>
       h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));
@@ -92,11 +91,7 @@ describe("Slack rate limits", () => {
       rates: { delete: { limit: 1, windowMs: 1500 } },
       tools: { lookup: () => ({ content: "ok", isError: false }) },
     });
-    h.ep.fallback((req) =>
-      req.messages.some((m) => m.role === "tool")
-        ? { text: `answer to ${lastUserText(req).match(/question \d+/)?.[0]}` }
-        : { toolCalls: [{ name: "lookup", arguments: {} }] },
-    );
+    h.ep.fallback(lookupThenAnswer);
     for (const i of [1, 2]) await h.slack.event(envelope(mention(`CD${i}`, "UANN", `question ${i}`)));
     const answers = () =>
       h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));

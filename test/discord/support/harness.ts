@@ -17,6 +17,7 @@ import { createConversations } from "../../../src/core/conversations/create-conv
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createStore } from "../../../src/memory/store/create-store.js";
 import type { Store } from "../../../src/memory/store/types.js";
+import { LIMITS } from "../../conversations/harness.js";
 import {
   type FakeDiscord,
   type FakeDiscordOptions,
@@ -49,16 +50,6 @@ export interface RigOptions {
   adminIds?: (fake: FakeDiscord) => string[];
 }
 
-/** The conversation layer's limits in the Discord tests (one instance, or one per shard). */
-export const CONVERSATION_LIMITS = {
-  maxConcurrentTurns: 4,
-  recallTurns: 16,
-  idleEvictMs: 60_000,
-  leaseMs: 5000,
-  dedupeTtlMs: 60_000,
-  sweepMs: 5000,
-};
-
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), "neo-discord-"));
   const fake = await startFakeDiscord(opts.fake);
@@ -80,7 +71,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     newAgent: deps.newAgent,
     io: (key) => adapter!.io(key),
     instanceId: `discord-test-${fake.appId}`,
-    limits: CONVERSATION_LIMITS,
+    limits: LIMITS,
   });
   const forgotten: string[] = [];
   const commands = testCommandDeps(store, conversations, broker, access, forgotten);
