@@ -23,8 +23,8 @@ import type { ConversationIO } from "../src/core/conversations/types.js";
 import { createLlmClient } from "../src/core/llm/client.js";
 import { createUsageLedger, pricesFromConfig } from "../src/core/llm/usage-ledger.js";
 import { emptyToolSurface } from "../src/core/tools/empty-surface.js";
-import { createStore } from "../src/memory/store/create-store.js";
-import type { Store } from "../src/memory/store/types.js";
+import { createStore } from "../src/store/create-store.js";
+import type { Store } from "../src/store/types.js";
 import { probeRedis, uniquePrefix } from "../test/support/redis.js";
 import type { BenchSection } from "./types.js";
 

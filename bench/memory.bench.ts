@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { LlmClient } from "../src/core/llm/types.js";
 import { type CortexRecord, cortexKeys, type TurnRecord } from "../src/memory/cortex/records.js";
 import { createMemory } from "../src/memory/memory.js";
-import { createStore } from "../src/memory/store/create-store.js";
-import type { Store } from "../src/memory/store/types.js";
+import { createStore } from "../src/store/create-store.js";
+import type { Store } from "../src/store/types.js";
 import { probeRedis, uniquePrefix } from "../test/support/redis.js";
 import type { BenchSection } from "./types.js";
 

@@ -6,9 +6,13 @@
 import type { Config } from "../config.js";
 import type { PlatformAdapter } from "../core/conversations/types.js";
 import type { McpToolSurface } from "../core/tools/surface.js";
-import { storeHealthCheck } from "../memory/store/create-store.js";
-import type { Store } from "../memory/store/types.js";
 import type { HealthCheck } from "../ops/health.js";
+import type { Store } from "../store/types.js";
+
+/** `/healthz` entry for the store: not ok while Redis is unreachable (the bot still answers). */
+function storeHealthCheck(store: Store): HealthCheck {
+  return { name: "store", check: () => ({ ok: store.healthy(), detail: { kind: store.kind } }) };
+}
 
 const OPENAI_DEFAULT_BASE = "https://api.openai.com/v1";
 

@@ -3,6 +3,7 @@
  * two-model client, cortex, MCP tool surface, access, spend caps, approvals and the executor behind
  * `core_execute`. Console and server mode both start from here, so there is one wiring.
  */
+
 import type { Config } from "../config.js";
 import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
@@ -13,17 +14,18 @@ import { type ApprovalBroker, createApprovalBroker } from "../core/approvals/bro
 import { createSpendCaps, type SpendCaps } from "../core/approvals/caps.js";
 import { type CoreExecute, createCoreExecute } from "../core/approvals/core-execute.js";
 import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
+import type { Executor } from "../core/approvals/executor.js";
 import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
-import type { Executor } from "../core/approvals/types.js";
 import { createLlmClient } from "../core/llm/client.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
+import { log } from "../core/log.js";
 import { loadManifest } from "../core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
 import { createUsageTracker, type UsageTracker } from "../core/usage/tracker.js";
 import { createMemory, type Memory } from "../memory/memory.js";
-import { createStore } from "../memory/store/create-store.js";
-import type { Store } from "../memory/store/types.js";
+import { createStore } from "../store/create-store.js";
+import type { Store } from "../store/types.js";
 
 export interface Services {
   cfg: Config;
@@ -50,6 +52,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     redisUrl: cfg.REDIS_URL,
     dataDir: cfg.NEO_DATA_DIR,
     prefix: cfg.NEO_KEY_PREFIX,
+    log: log.child({ component: "store", kind: "redis" }),
   });
   const ledger = createUsageLedger(pricesFromConfig(cfg));
   const usage = createUsageTracker({ store, ledger, dailyTokens: cfg.NEO_USER_DAILY_TOKENS });

@@ -14,6 +14,7 @@ import {
   type WriteBackJob,
 } from "../core/memory-port.js";
 import type { ToolCallContext, ToolResult } from "../core/tools/types.js";
+import { type Store, StoreUnavailableError } from "../store/types.js";
 import { createPager, type Pager } from "./cortex/pager.js";
 import { DEFAULT_RECALL_TURNS, recordLine } from "./cortex/ranking.js";
 import {
@@ -24,7 +25,6 @@ import {
   renderRecalled,
   renderRetrieved,
 } from "./cortex/render.js";
-import { type Store, StoreUnavailableError } from "./store/types.js";
 import { type ConsolidatorStats, createConsolidator } from "./writeback/consolidator.js";
 import { lastExchange } from "./writeback/prompt.js";
 

@@ -7,8 +7,8 @@ import { createAdminCheck } from "../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../src/core/access/policy.js";
 import { parseCommand, runCommand, runConfirmed } from "../../src/core/commands/index.js";
 import type { CommandContext, CommandDeps } from "../../src/core/commands/types.js";
-import { createStore } from "../../src/memory/store/create-store.js";
-import type { Store } from "../../src/memory/store/types.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/types.js";
 
 describe("parseCommand", () => {
   it.each([

@@ -13,8 +13,8 @@ import type {
   ConversationsService,
   InboundMessage,
 } from "../../src/core/conversations/types.js";
-import { createStore } from "../../src/memory/store/create-store.js";
-import type { Store } from "../../src/memory/store/types.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/types.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import {
   type ScriptedOpenAI,

@@ -13,8 +13,8 @@ import type {
   InboundMessage,
 } from "../../src/core/conversations/types.js";
 import { CONVERSATION_HEADER, requestHeaders } from "../../src/core/llm/request-headers.js";
-import { createStore } from "../../src/memory/store/create-store.js";
-import type { Store } from "../../src/memory/store/types.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/types.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import type { ScriptedOpenAI, ScriptedRequest } from "../support/scripted-openai.js";
 

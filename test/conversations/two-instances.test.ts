@@ -11,7 +11,7 @@ import { RESUME_NOTE } from "../../src/core/conversations/inbound.js";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/core/conversations/replay.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
 import { CONVERSATION_HEADER, requestHeaders } from "../../src/core/llm/request-headers.js";
-import { createStore } from "../../src/memory/store/create-store.js";
+import { createStore } from "../../src/store/create-store.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import {
   type ScriptedOpenAI,

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import type { Client, Message } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackfill } from "../../src/adapters/discord/backfill.js";
-import { createFileStore } from "../../src/memory/store/file-store.js";
-import type { Store } from "../../src/memory/store/types.js";
+import { createFileStore } from "../../src/store/file-store.js";
+import type { Store } from "../../src/store/types.js";
 
 // begin/done read only a message's id and channel; the catch-up's REST side is covered end to end
 // (test/app/restart-catch-up.e2e.test.ts), so no client is needed here.

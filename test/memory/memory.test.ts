@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/core/llm/types.js";
 import { createMemory, type Memory } from "../../src/memory/memory.js";
-import type { Store } from "../../src/memory/store/types.js";
+import type { Store } from "../../src/store/types.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { BACKENDS, type Backend } from "./support/stores.js";

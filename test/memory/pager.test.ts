@@ -8,7 +8,7 @@ import { createPager, type Pager } from "../../src/memory/cortex/pager.js";
 import { CANDIDATE_STRENGTH } from "../../src/memory/cortex/patterns.js";
 import { recordLine } from "../../src/memory/cortex/ranking.js";
 import { cortexKeys } from "../../src/memory/cortex/records.js";
-import type { Store } from "../../src/memory/store/types.js";
+import type { Store } from "../../src/store/types.js";
 import { BACKENDS, type Backend } from "./support/stores.js";
 
 const ALICE = "discord:guild1:alice";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/core/agent/agent.js";
-import { createFileStore } from "../../src/memory/store/file-store.js";
+import { createFileStore } from "../../src/store/file-store.js";
 import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import {
   type ScriptedOpenAI,

@@ -3,7 +3,8 @@
  * ApprovalChannel; signed block_actions clicks go through the real Bolt app to `broker.decide`.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalRecord, Executor, Plan } from "../../src/core/approvals/types.js";
+import type { Executor } from "../../src/core/approvals/executor.js";
+import type { ApprovalRecord, Plan } from "../../src/core/approvals/types.js";
 import { conversationKey } from "../../src/core/keys.js";
 import type { FakeMessage } from "../fakes/slack/fake-slack.js";
 import {

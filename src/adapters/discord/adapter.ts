@@ -11,7 +11,7 @@ import type { CommandDeps } from "../../core/commands/index.js";
 import type { ConversationIO, Conversations, PlatformAdapter } from "../../core/conversations/types.js";
 import { type ConversationKey, parseConversationKey, type UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";

@@ -8,7 +8,7 @@
  */
 import type { Client, Message } from "discord.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 
 const SEEN_PREFIX = "discord:seen:";
 /** Channels idle longer than this are not caught up (an answer hours late helps nobody). */

@@ -6,7 +6,7 @@
  */
 import type { Message } from "discord.js";
 import { log } from "../../core/log.js";
-import { StoreUnavailableError } from "../../memory/store/types.js";
+import { StoreUnavailableError } from "../../store/types.js";
 
 export interface InboundRetryOptions {
   /** Messages held at most; beyond this the newest is dropped with an error line. */

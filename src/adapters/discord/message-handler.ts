@@ -9,7 +9,7 @@ import { countIgnored } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { Backfill } from "./backfill.js";
 import { gatherContext, speakerName } from "./context.js";
 import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";

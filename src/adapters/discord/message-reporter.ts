@@ -10,7 +10,7 @@ import { type REST, Routes } from "discord.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey, Reporter } from "../../core/reporter.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { EditCoalescer } from "./coalesce.js";
 import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";

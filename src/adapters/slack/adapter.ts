@@ -11,7 +11,7 @@ import type { CommandDeps } from "../../core/commands/types.js";
 import type { ConversationIO, Conversations, PlatformAdapter } from "../../core/conversations/types.js";
 import { type ConversationKey, parseConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import { registerApprovalActions } from "./approval-listener.js";
 import { createSlackApprovalChannel } from "./approvals.js";
 import { boltLogger } from "./bolt-logger.js";

@@ -10,7 +10,7 @@ import { countIgnored, recordInbound } from "../../core/conversations/observe.js
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import { decideInbound, type InboundDecision, type SlackIdentity, slackToPlain } from "./inbound.js";
 import type { SlackOutbound } from "./outbound.js";
 import type { SlackUsers } from "./users.js";

@@ -2,7 +2,7 @@
  * Who may use Neo. Admins deny and allow users; the lists live in the store so every instance
  * agrees. A denied user cannot talk to Neo nor reach `core_execute`; admins can never be denied.
  */
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { UserKey } from "../keys.js";
 import type { IsAdmin } from "./admin.js";
 

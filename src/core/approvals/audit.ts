@@ -2,7 +2,7 @@
  * The approvals audit log: every request, decision, refusal, expiry and execution, appended to one
  * list in the store (who, what, when, outcome). Append-only; never rewritten.
  */
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { UserKey } from "../keys.js";
 
 export type AuditEvent =

@@ -8,7 +8,7 @@
 
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";

@@ -3,7 +3,7 @@
  * before an approval is offered (and again just before execution), and spend is counted when a plan
  * executes. Decimal strings throughout; a user with no cap for an asset is not limited on it.
  */
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { UserKey } from "../keys.js";
 import { addDecimal, compareDecimal, sumDecimal, toDecimal } from "./decimal.js";
 import { normaliseAsset } from "./spend.js";

@@ -10,9 +10,10 @@ import type { ToolCallContext, ToolResult } from "../tools/types.js";
 import type { ApprovalBroker } from "./broker.js";
 import type { SpendCaps } from "./caps.js";
 import { ApprovalStoreError } from "./errors.js";
+import type { Executor } from "./executor.js";
 import { recordApprovalDecision } from "./observe.js";
 import { renderOutcome } from "./render.js";
-import type { ApprovalRecord, Executor, Outcome, Plan } from "./types.js";
+import type { ApprovalRecord, Outcome, Plan } from "./types.js";
 
 export type CoreExecute = (intent: string, ctx: ToolCallContext) => Promise<ToolResult>;
 

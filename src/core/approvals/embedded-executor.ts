@@ -4,17 +4,18 @@
  * through the privileged tool path in order, stopping at the first failure.
  */
 
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { Speaker } from "../keys.js";
 import type { AssistantMessage, LlmClient, Message, ToolCall, ToolSchema } from "../llm/types.js";
 import type { ToolCallContext } from "../tools/types.js";
 import { DecimalError } from "./decimal.js";
 import { PlanError, PlanNotFoundError } from "./errors.js";
+import type { EscalateTools, Executor } from "./executor.js";
 import { validateJsonSchema } from "./json-schema.js";
 import { createPlanStore, newPlanId } from "./plan-store.js";
 import { runActions } from "./run-actions.js";
 import { describeSpend, extractSpend } from "./spend.js";
-import type { EscalateTools, Executor, Outcome, Plan, PlannedAction } from "./types.js";
+import type { Outcome, Plan, PlannedAction } from "./types.js";
 
 export interface EmbeddedExecutorOptions {
   llm: LlmClient;

@@ -11,6 +11,7 @@ export { type CoreExecute, type CoreExecuteOptions, createCoreExecute } from "./
 export { addDecimal, compareDecimal, DecimalError, sumDecimal, toDecimal } from "./decimal.js";
 export { createEmbeddedExecutor, type EmbeddedExecutorOptions, summarise } from "./embedded-executor.js";
 export { ApprovalStoreError, PlanError, PlanNotFoundError, RemoteExecutorError } from "./errors.js";
+export type * from "./executor.js";
 export { type JsonSchema, validateJsonSchema } from "./json-schema.js";
 export { refusal } from "./refusals.js";
 export { createRemoteExecutor, type RemoteExecutorOptions } from "./remote-executor.js";

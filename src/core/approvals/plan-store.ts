@@ -3,7 +3,7 @@
  * runs at most once whatever happens above it.
  */
 import { randomBytes } from "node:crypto";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { Plan } from "./types.js";
 
 /** Plans outlive any approval (default TTL 10 min) comfortably, then go away on their own. */

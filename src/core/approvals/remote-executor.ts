@@ -11,10 +11,11 @@ import type { Speaker } from "../keys.js";
 import type { ToolCallContext } from "../tools/types.js";
 import { summarise } from "./embedded-executor.js";
 import { RemoteExecutorError } from "./errors.js";
+import type { Executor } from "./executor.js";
 import { accepted, type IntentState, intentState } from "./remote-contract.js";
 import { extractSpend } from "./spend.js";
 import { extractTxIds } from "./tx-ids.js";
-import type { Executor, Outcome, Plan, PlannedAction } from "./types.js";
+import type { Outcome, Plan, PlannedAction } from "./types.js";
 
 export interface RemoteExecutorOptions {
   /** Base URL of the pipeline (`NEO_EXECUTOR_URL`). */

@@ -3,8 +3,6 @@
  * it with a button; only then does it run. Platform-free; adapters render `ApprovalChannel`.
  */
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
-import type { ToolSchema } from "../llm/types.js";
-import type { ToolCallContext, ToolResult } from "../tools/types.js";
 
 /** What one action would spend. Amounts stay decimal strings: never floats for money. */
 export interface Spend {
@@ -47,15 +45,6 @@ export interface Outcome {
   txIds: string[];
 }
 
-/** Turns intents into plans and runs approved plans. Embedded (MCP) or remote (HTTP). */
-export interface Executor {
-  readonly kind: "embedded" | "remote";
-  plan(intent: string, requester: Speaker, ctx: ToolCallContext): Promise<Plan>;
-  execute(planId: string, ctx: ToolCallContext): Promise<Outcome>;
-  /** Tell the executor the plan will never run (rejected, expired, cancelled). */
-  discard(planId: string): Promise<void>;
-}
-
 export type Decision = "approve" | "reject";
 
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "cancelled";
@@ -96,15 +85,4 @@ export interface ApprovalChannel {
   present(record: ApprovalRecord): Promise<string | undefined>;
   /** Re-render after a decision, expiry, cancellation or outcome (buttons gone once decided). */
   update(record: ApprovalRecord): Promise<void>;
-}
-
-/**
- * The privileged side of the tool surface the embedded executor plans and executes with: the
- * Escalate-class tools that are never advertised to the loop. Only executors hold this.
- */
-export interface EscalateTools {
-  /** Escalate-class tools, as `alias__name` schemas with their real JSON schemas. */
-  escalateSchemas(): ToolSchema[];
-  /** Dispatch one Escalate-class tool (the privileged path). Same result semantics as `dispatch`. */
-  dispatchPrivileged(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
 }

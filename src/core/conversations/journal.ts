@@ -4,7 +4,7 @@
  * the lease keys. Every write here completes before the caller moves on.
  */
 
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import { type ConversationKey, parseConversationKey } from "../keys.js";
 import type { LogEntry } from "./log-entry.js";
 import type { InboundMessage } from "./types.js";

@@ -3,7 +3,7 @@
  * released only by its holder, and free for another instance once the holder stops renewing.
  */
 import { randomUUID } from "node:crypto";
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import { log } from "../log.js";
 
 export interface Lease {

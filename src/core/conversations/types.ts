@@ -2,7 +2,7 @@
  * The layer between adapters and the loop: one transcript per thread, journaled inbound, serialised
  * per thread, parallel across threads, safe across instances sharing a store.
  */
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { ConversationKey, Platform, Speaker } from "../keys.js";

@@ -6,7 +6,7 @@
  * meanwhile are not counted); the outage is logged once as a warning, the recovery once as info.
  */
 
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { UserKey } from "../keys.js";
 import type { BudgetRefusal } from "../llm/types.js";
 import { log } from "../log.js";

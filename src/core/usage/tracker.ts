@@ -7,7 +7,7 @@
  *   their count today is at or over `dailyTokens`. Every call tagged with a user (turn, compaction,
  *   write-back, plan) adds to that count, through the ledger.
  */
-import type { Store } from "../../memory/store/types.js";
+import type { Store } from "../../store/types.js";
 import type { TurnGate } from "../llm/types.js";
 import type { UsageLedger, UsageTotals } from "../llm/usage-ledger.js";
 import { createDailyBudget, type DailyBudget, nextUtcMidnight } from "./daily-budget.js";

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ConversationKey, UserKey } from "../../core/keys.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../../store/types.js";
 import { candidate, reinforce, samePattern } from "./patterns.js";
 import {
   type PinnedBlock,

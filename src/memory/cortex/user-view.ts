@@ -6,7 +6,7 @@
  */
 import type { UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../../store/types.js";
 import { createLexicalIndex, type LexicalIndex } from "./lexical-index.js";
 import {
   type ConstraintRecord,

@@ -22,8 +22,8 @@ import { createEmbeddedExecutor } from "../../../src/core/approvals/embedded-exe
 import type { ApprovalChannel } from "../../../src/core/approvals/types.js";
 import { parseManifest } from "../../../src/core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../../../src/core/tools/surface.js";
-import { createFileStore } from "../../../src/memory/store/file-store.js";
-import type { Store } from "../../../src/memory/store/types.js";
+import { createFileStore } from "../../../src/store/file-store.js";
+import type { Store } from "../../../src/store/types.js";
 import { ann, recordingMemory, testContext, testLimits } from "../../support/agent-kit.js";
 import { createLlmForTest } from "../../support/llm-for-test.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";

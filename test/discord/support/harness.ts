@@ -15,8 +15,8 @@ import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/app
 import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
-import { createStore } from "../../../src/memory/store/create-store.js";
-import type { Store } from "../../../src/memory/store/types.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/types.js";
 import { LIMITS } from "../../conversations/harness.js";
 import {
   type FakeDiscord,

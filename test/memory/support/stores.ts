@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CreateStoreOptions, createStore } from "../../../src/memory/store/create-store.js";
-import type { Store } from "../../../src/memory/store/types.js";
+import { type CreateStoreOptions, createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/types.js";
 import { probeRedis, uniquePrefix } from "../../support/redis.js";
 
 export interface Backend {

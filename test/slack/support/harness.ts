@@ -17,13 +17,13 @@ import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
 import { createSpendCaps } from "../../../src/core/approvals/caps.js";
 import { createCoreExecute } from "../../../src/core/approvals/core-execute.js";
-import type { Executor } from "../../../src/core/approvals/types.js";
+import type { Executor } from "../../../src/core/approvals/executor.js";
 import type { CommandDeps } from "../../../src/core/commands/types.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import type { ToolSurface } from "../../../src/core/tools/types.js";
-import { createStore } from "../../../src/memory/store/create-store.js";
-import type { Store } from "../../../src/memory/store/types.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/types.js";
 import {
   type FakeMessage,
   type FakeSlack,

@@ -49,3 +49,12 @@ export interface Store {
 export class StoreUnavailableError extends Error {
   readonly code = "STORE_UNAVAILABLE";
 }
+
+/**
+ * Where the store tells its connection transitions. Structural, so the app's logger fits as is and
+ * the store imports nothing of ours.
+ */
+export interface StoreLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  info(message: string): void;
+}

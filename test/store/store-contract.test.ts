@@ -2,9 +2,9 @@
  * The Store contract, one suite run against both implementations.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/memory/store/types.js";
-import { until } from "./support/redis-server.js";
-import { BACKENDS, type Backend } from "./support/stores.js";
+import type { Store } from "../../src/store/types.js";
+import { until } from "../memory/support/redis-server.js";
+import { BACKENDS, type Backend } from "../memory/support/stores.js";
 
 for (const { name, factory, skip } of BACKENDS) {
   describe.skipIf(skip)(`Store contract: ${name}`, () => {

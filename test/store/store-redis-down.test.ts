@@ -4,9 +4,9 @@
  * test-owned redis-server that the test kills and restarts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/memory/store/create-store.js";
-import { type Store, StoreUnavailableError } from "../../src/memory/store/types.js";
-import { type OwnedRedis, ownedRedis, until } from "./support/redis-server.js";
+import { createStore } from "../../src/store/create-store.js";
+import { type Store, StoreUnavailableError } from "../../src/store/types.js";
+import { type OwnedRedis, ownedRedis, until } from "../memory/support/redis-server.js";
 
 let server: OwnedRedis | undefined;
 let store: Store | undefined;

@@ -9,9 +9,8 @@
  */
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { Keyv } from "keyv";
-import { log } from "../../core/log.js";
 import { decode, encode, globEscape, keyvDeserialize, keyvSerialize } from "./codec.js";
-import { type Store, StoreUnavailableError } from "./types.js";
+import { type Store, type StoreLog, StoreUnavailableError } from "./types.js";
 
 export interface RedisStoreOptions {
   url: string;
@@ -19,6 +18,8 @@ export interface RedisStoreOptions {
   prefix: string;
   /** How long creation waits for the first connection before returning an unhealthy store. */
   connectWaitMs?: number;
+  /** Where connection transitions are told (down, back, unreachable at start); none = not told. */
+  log?: StoreLog;
 }
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -35,7 +36,6 @@ const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
   return 1
 end
 return 0`;
-const storeLog = log.child({ component: "store", kind: "redis" });
 
 function reconnectDelay(attempt: number): number {
   return Math.min(100 * 2 ** attempt, 2000);
@@ -43,6 +43,7 @@ function reconnectDelay(attempt: number): number {
 
 export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { prefix } = opts;
+  const storeLog = opts.log;
   const client: RedisClient = createClient({
     url: opts.url,
     // Without an offline queue, commands issued while disconnected fail fast instead of hanging.
@@ -53,11 +54,11 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
   let closed = false;
   // node-redis (and keyv) crash the process on an unhandled 'error' event; log transitions once.
   client.on("error", (err: Error) => {
-    if (!down) storeLog.warn({ err: err.message }, "Redis unreachable; store unavailable until it returns");
+    if (!down) storeLog?.warn({ err: err.message }, "Redis unreachable; store unavailable until it returns");
     down = true;
   });
   client.on("ready", () => {
-    if (down) storeLog.info("Redis reachable again; store recovered");
+    if (down) storeLog?.info("Redis reachable again; store recovered");
     down = false;
   });
 
@@ -81,13 +82,13 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
   });
 
   const connecting = client.connect().catch((err: unknown) => {
-    storeLog.warn({ err: (err as Error).message }, "Redis connection failed");
+    storeLog?.warn({ err: (err as Error).message }, "Redis connection failed");
   });
   const waitMs = opts.connectWaitMs ?? 2000;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([connecting, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
   clearTimeout(timer);
-  if (!client.isReady) storeLog.warn({ url: redact(opts.url) }, "Redis not reachable at start-up; retrying");
+  if (!client.isReady) storeLog?.warn({ url: redact(opts.url) }, "Redis not reachable at start-up; retrying");
 
   const k = (key: string) => `${prefix}${key}`;
 

@@ -7,9 +7,9 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/memory/store/create-store.js";
-import type { Store } from "../../src/memory/store/types.js";
-import { killAfterWrite } from "./support/kill-after-write.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/types.js";
+import { killAfterWrite } from "../memory/support/kill-after-write.js";
 
 const dirs: string[] = [];
 const stores: Store[] = [];
