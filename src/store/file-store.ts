@@ -163,6 +163,16 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       commit({ o: "del", k: key });
       return true;
     },
+    compareAndSet: async <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) => {
+      // Encode first (a bad value throws before anything is compared), then check and write with no
+      // await in between: atomic within this process, which owns the file.
+      const text = encode(next);
+      const entry = liveValue(key);
+      const holds = expected === undefined ? entry === undefined : entry?.s === encode(expected);
+      if (!holds) return false;
+      commit(setOp(key, text, ttlMs));
+      return true;
+    },
     incr: async (key, by = 1) => {
       const entry = liveValue(key);
       const current = entry === undefined ? 0 : decode<unknown>(entry.s);

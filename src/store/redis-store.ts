@@ -30,6 +30,15 @@ const RENEW_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 const DELETE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+// ARGV: 1 = "1" when a value is expected ("0" = must be absent), 2 = expected, 3 = next, 4 = TTL ms or "".
+const COMPARE_AND_SET = `local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if cur ~= ARGV[2] then return 0 end
+elseif cur then return 0 end
+if ARGV[4] ~= '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+else redis.call('SET', KEYS[1], ARGV[3]) end
+return 1`;
+
 const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   redis.call('SET', KEYS[3], ARGV[1])
@@ -138,6 +147,19 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     deleteIfEquals: <T>(key: string, value: T) =>
       run("deleteIfEquals", async () => {
         const res = await client.eval(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
+        return res === 1;
+      }),
+    compareAndSet: <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) =>
+      run("compareAndSet", async () => {
+        const res = await client.eval(COMPARE_AND_SET, {
+          keys: [k(key)],
+          arguments: [
+            expected === undefined ? "0" : "1",
+            expected === undefined ? "" : encode(expected),
+            encode(next),
+            ttlMs ? String(ttlMs) : "",
+          ],
+        });
         return res === 1;
       }),
     appendOnce: <T>(

@@ -31,6 +31,13 @@ export interface Store {
   renewIfEquals<T>(key: string, value: T, ttlMs: number): Promise<boolean>;
   /** Atomic: delete only if the key still holds `value` (lease release). */
   deleteIfEquals<T>(key: string, value: T): Promise<boolean>;
+  /**
+   * Atomic compare-and-set (Redis: one Lua script): write `next` (expiring after `ttlMs`, or never)
+   * only if the key holds exactly `expected` (compared as its JSON encoding), or is absent when
+   * `expected` is undefined. False, and nothing written, when another writer got there first.
+   * `updateAtomically` (update.ts) builds read-modify-write on it.
+   */
+  compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
   /** Append to a list; cost is proportional to `items`, not the list. Returns the new length. */

@@ -3,6 +3,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/types.js";
+import { updateAtomically } from "../../src/store/update.js";
 import { until } from "../memory/support/redis-server.js";
 import { BACKENDS, type Backend } from "../memory/support/stores.js";
 
@@ -106,6 +107,40 @@ for (const { name, factory, skip } of BACKENDS) {
         Array.from({ length: 20 }, () => store.deleteIfEquals("lease", { token: "t1" })),
       );
       expect(renewals.every((r) => r === false)).toBe(true);
+    });
+
+    it("compareAndSet writes only over the expected value (or absence); 50 racing increments lose none", async () => {
+      await open("compare-and-set");
+      expect(await store.compareAndSet("doc", { n: 1 }, { n: 2 })).toBe(false);
+      expect(await store.get("doc")).toBeUndefined();
+      expect(await store.compareAndSet("doc", undefined, { n: 1, list: ["a"] })).toBe(true);
+      expect(await store.compareAndSet("doc", undefined, { n: 9 })).toBe(false);
+      expect(await store.compareAndSet("doc", { n: 2, list: ["a"] }, { n: 9 })).toBe(false);
+      // What get() answered is what compareAndSet compares against.
+      const read = await store.get<{ n: number; list: string[] }>("doc");
+      expect(await store.compareAndSet("doc", read, { n: 2, list: ["a", "b"] }, 60_000)).toBe(true);
+      expect(await store.get("doc")).toEqual({ n: 2, list: ["a", "b"] });
+      await expect(store.compareAndSet("doc", read, undefined)).rejects.toThrow(/JSON/);
+      // With a TTL the value expires like any other; then it is absent again.
+      expect(await store.compareAndSet("short", undefined, 1, 40)).toBe(true);
+      await until(async () => (await store.get("short")) === undefined);
+      expect(await store.compareAndSet("short", undefined, 2)).toBe(true);
+      // Fifty read-modify-writes at once: every one lands exactly once.
+      const outcomes = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          updateAtomically<number[], number>(store, "ids", (cur) => ({
+            next: [...(cur ?? []), i],
+            result: i,
+          })),
+        ),
+      );
+      expect(outcomes.every((o) => o.written)).toBe(true);
+      expect((await store.get<number[]>("ids"))!.sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 50 }, (_, i) => i),
+      );
+      // A change that declines writes nothing and says why.
+      const declined = await updateAtomically<number[], string>(store, "ids", () => ({ result: "no" }));
+      expect(declined).toMatchObject({ written: false, result: "no" });
     });
 
     it("incr is atomic under concurrency", async () => {

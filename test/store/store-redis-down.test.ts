@@ -31,6 +31,7 @@ describe("Redis store when Redis goes away", () => {
     await expect(s.setIfAbsent("lock", "a", 1000)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(s.take("k")).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(s.renewIfEquals("lock", "a", 1000)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(s.compareAndSet("doc", undefined, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(s.append("l", [1])).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(s.get("k")).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(s.set("k", 2)).rejects.toBeInstanceOf(StoreUnavailableError);
