@@ -1,6 +1,9 @@
 /**
  * Every setting comes from the environment and is validated here, once, at start-up.
  * A bad value stops start-up with one line naming the variable and what it expects.
+ *
+ * Each variable carries its description; `docs/configuration.md` is generated from this file
+ * (`npm run docs:config`) and a test fails when it is stale.
  */
 import { z } from "zod";
 
@@ -13,89 +16,218 @@ const csv = z.string().transform((s) =>
     .filter(Boolean),
 );
 const optionalUrl = z.url().optional();
+const price = z
+  .string()
+  .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/, "expected 'input,output' USD per 1M tokens")
+  .optional();
 
-/** The environment schema. Each key is the variable's name; defaults are the seed's numbers. */
+/** The model endpoint and the two models. */
+const modelEnv = z.object({
+  OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .describe("API key of the model endpoint. A local server (Ollama, vLLM) may need none."),
+  OPENAI_BASE_URL: optionalUrl.describe(
+    "Any OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1` (Ollama); unset = api.openai.com. One of this and `OPENAI_API_KEY` must be set.",
+  ),
+  NEO_MAIN_MODEL: z.string().min(1).default("gpt-4o").describe("The model that runs the loop."),
+  NEO_CHEAP_MODEL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The model for compaction summaries and memory write-back; unset = the main model. A failed cheap call falls back to the main model.",
+    ),
+  NEO_CONTEXT_WINDOW: int(1024)
+    .default(128_000)
+    .describe("The main model's context window in tokens; compaction thresholds are percentages of it."),
+  NEO_MAX_OUTPUT_TOKENS: int(16).default(4096).describe("Max completion tokens per main-model call."),
+  NEO_MAIN_PRICE: price.describe(
+    "USD per million tokens, `input,output`, for the usage ledger; unset = cost not computed.",
+  ),
+  NEO_CHEAP_PRICE: price.describe("The same for the cheap model; unset = the main model's price."),
+  NEO_LLM_MAX_RETRIES: int(0, 10)
+    .default(2)
+    .describe(
+      "openai SDK retries per model call (408/409/429/5xx, connection errors); the only retry layer for model calls.",
+    ),
+  NEO_LLM_TIMEOUT_MS: int(1000).default(120_000).describe("Timeout of one model request attempt."),
+});
+
+/** The agent loop; the defaults are the seed's numbers. */
+const loopEnv = z.object({
+  NEO_SOFT_PCT: pct
+    .default(80)
+    .describe("Context use (% of the window) at which the transcript is compacted after an answer."),
+  NEO_HARD_PCT: pct
+    .default(92)
+    .describe("Context use at which the transcript is compacted before the next model call."),
+  NEO_STEP_BUDGET: int(1).default(40).describe("Model calls per turn before it ends with an honest partial."),
+  NEO_NO_PROGRESS_STALL: int(1)
+    .default(3)
+    .describe("The same tool batch repeated this many times ends the turn as stalled."),
+  NEO_REFAULT_EVERY: int(1).default(6).describe("Steps between re-reads of the user's memory during a turn."),
+  NEO_MAX_RETRIES_PER_TOOL: int(0)
+    .default(3)
+    .describe("Retries, with backoff, of a tool call that failed in transport."),
+  NEO_MAX_ADAPT_ATTEMPTS: int(0)
+    .default(2)
+    .describe("Tool errors per tool handed back to the model to adapt before the tool is given up."),
+  NEO_RECALL_TURNS: int(0)
+    .default(16)
+    .describe(
+      "Past turns recalled from memory per model call; also the user turns a conversation rebuilt from the store keeps.",
+    ),
+});
+
+/** Tools (MCP servers). */
+const toolsEnv = z.object({
+  NEO_MCP_MANIFEST: z
+    .string()
+    .min(1)
+    .default("agents/default.json")
+    .describe("The agent manifest: MCP servers and escalate patterns (see [tools](tools.md))."),
+  NEO_TOOL_RESULT_MAX_CHARS: int(256)
+    .default(20_000)
+    .describe("Tool results above this many characters are cut, with a marker saying how much."),
+  NEO_TOOL_TIMEOUT_MS: int(100).default(60_000).describe("Timeout of one tool call."),
+  NEO_ESCALATE_PATTERNS: csv
+    .optional()
+    .describe(
+      "Comma-separated escalate-class name patterns; unset = the manifest's, else `send,transfer,swap,approve,deploy,settle,fund,mint,withdraw,stake,invoke,bridge`.",
+    ),
+});
+
+/** Where durable state lives. */
+const storageEnv = z.object({
+  REDIS_URL: optionalUrl.describe(
+    "Redis store (several instances may share it); unset = the embedded file store under `NEO_DATA_DIR`.",
+  ),
+  NEO_DATA_DIR: z
+    .string()
+    .min(1)
+    .default("./data")
+    .describe(
+      "The embedded store's directory (one process per directory) and the default filesystem tool's root (`files/`).",
+    ),
+  NEO_KEY_PREFIX: z.string().default("neo:").describe("Prefix of every store key."),
+});
+
+const discordEnv = z.object({
+  DISCORD_TOKEN: z.string().min(1).optional().describe("Bot token; setting it starts the Discord adapter."),
+  DISCORD_APP_ID: z.string().min(1).optional().describe("Application id, for `npm run register:discord`."),
+  DISCORD_API_URL: optionalUrl.describe(
+    "REST API base for proxies and local fakes; unset = `https://discord.com/api`.",
+  ),
+  DISCORD_GUILD_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("`register:discord` registers the commands in this server only (instant); unset = globally."),
+});
+
+const slackEnv = z.object({
+  SLACK_BOT_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Bot token (`xoxb-…`); setting it starts the Slack adapter."),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional().describe("Signing secret; needed in HTTP mode."),
+  SLACK_APP_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("App-level token (`xapp-…`); setting it selects Socket Mode instead of HTTP."),
+  SLACK_API_URL: optionalUrl.describe(
+    "Web API base for proxies and local fakes; unset = `https://slack.com/api/`.",
+  ),
+});
+
+/** The HTTP port, access, approvals and the executor. */
+const serverEnv = z.object({
+  NEO_HTTP_PORT: int(0, 65535)
+    .default(3000)
+    .describe("Slack's HTTP receiver (`/slack/events`) and `/healthz`, `/metrics`."),
+  NEO_ADMIN_USER_IDS: csv
+    .default([])
+    .describe(
+      "Comma-separated user keys (`slack:T…:U…`, `discord:<guild>:<user>`) or platform user ids (`U…`, `discord:<user>`) with admin rights.",
+    ),
+  NEO_EXECUTOR_URL: optionalUrl.describe(
+    "Remote executor base URL (see [approvals](approvals.md)); unset = the embedded executor.",
+  ),
+  NEO_EXECUTOR_TIMEOUT_MS: int(100).default(10_000).describe("Remote executor: timeout of one HTTP request."),
+  NEO_EXECUTOR_RETRIES: int(0, 10)
+    .default(2)
+    .describe("Remote executor: retries after a network error, timeout, 408/425/429 or 5xx."),
+  NEO_EXECUTOR_POLL_MS: int(10).default(1000).describe("Remote executor: status poll interval."),
+  NEO_EXECUTOR_PLAN_TIMEOUT_MS: int(1000)
+    .default(120_000)
+    .describe("Remote executor: how long planning may take."),
+  NEO_EXECUTOR_EXECUTE_TIMEOUT_MS: int(1000)
+    .default(300_000)
+    .describe("Remote executor: how long execution after approval may take."),
+  NEO_APPROVAL_TTL_SECONDS: int(10).default(600).describe("An approval not decided within this expires."),
+  NEO_APPROVAL_POLL_MS: int(10)
+    .default(500)
+    .describe("How often a waiting `core_execute` reads the store for a click taken on another instance."),
+  NEO_USER_DAILY_TOKENS: int(1)
+    .optional()
+    .describe("Per-user daily token budget (UTC days, counted in the store); unset = unlimited."),
+});
+
+/** Conversations, instances and logs. */
+const runtimeEnv = z.object({
+  NEO_MAX_CONCURRENT_TURNS: int(1)
+    .default(8)
+    .describe("Turns running at once in this instance; the rest wait."),
+  NEO_SHUTDOWN_GRACE_MS: int(0)
+    .default(10_000)
+    .describe("On SIGTERM, how long running turns get to reach a cancellation point."),
+  NEO_INSTANCE_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Unique per running instance, stable across its restarts; unset = the host name."),
+  NEO_LEASE_MS: int(1000)
+    .default(30_000)
+    .describe(
+      "Per-conversation lease while an instance runs it; renewed every third of it, taken over after expiry.",
+    ),
+  NEO_IDLE_EVICT_MS: int(1000)
+    .default(600_000)
+    .describe("An idle conversation leaves memory after this long (its transcript stays stored)."),
+  NEO_DEDUPE_TTL_MS: int(1000)
+    .default(86_400_000)
+    .describe("How long a platform message or event id is remembered to drop retried deliveries."),
+  NEO_LOG_LEVEL: z
+    .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+    .default("info")
+    .describe("Log level of the JSON log lines (the console chat uses `warn` unless this is set)."),
+});
+
+/** The sections of the configuration, in the order the docs list them. */
+export const configSections = [
+  { title: "Model endpoint", schema: modelEnv },
+  { title: "Agent loop", schema: loopEnv },
+  { title: "Tools", schema: toolsEnv },
+  { title: "Storage", schema: storageEnv },
+  { title: "Discord", schema: discordEnv },
+  { title: "Slack", schema: slackEnv },
+  { title: "Server, access and approvals", schema: serverEnv },
+  { title: "Conversations, instances and logs", schema: runtimeEnv },
+] as const;
+
+/** The environment schema. Each key is the variable's name. */
 export const envSchema = z.object({
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: optionalUrl,
-  NEO_MAIN_MODEL: z.string().min(1).default("gpt-4o"),
-  /** Unset = the cheap role uses the main model. */
-  NEO_CHEAP_MODEL: z.string().min(1).optional(),
-  NEO_CONTEXT_WINDOW: int(1024).default(128_000),
-  /** Max completion tokens per main-model call. */
-  NEO_MAX_OUTPUT_TOKENS: int(16).default(4096),
-  /** USD per million tokens, for the usage ledger ("input,output"; both models unless overridden). */
-  NEO_MAIN_PRICE: z
-    .string()
-    .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/, "expected 'input,output' USD per 1M tokens")
-    .optional(),
-  NEO_CHEAP_PRICE: z
-    .string()
-    .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/, "expected 'input,output' USD per 1M tokens")
-    .optional(),
-
-  /** SDK retries per model call (408/409/429/5xx, connection); the only retry layer for model calls. */
-  NEO_LLM_MAX_RETRIES: int(0, 10).default(2),
-  /** Per-attempt timeout of a model call. */
-  NEO_LLM_TIMEOUT_MS: int(1000).default(120_000),
-
-  NEO_SOFT_PCT: pct.default(80),
-  NEO_HARD_PCT: pct.default(92),
-  NEO_STEP_BUDGET: int(1).default(40),
-  NEO_NO_PROGRESS_STALL: int(1).default(3),
-  NEO_REFAULT_EVERY: int(1).default(6),
-  NEO_MAX_RETRIES_PER_TOOL: int(0).default(3),
-  NEO_MAX_ADAPT_ATTEMPTS: int(0).default(2),
-  NEO_RECALL_TURNS: int(0).default(16),
-
-  NEO_MCP_MANIFEST: z.string().min(1).default("agents/default.json"),
-  /** Tool results above this many characters are cut, with a marker saying how much. */
-  NEO_TOOL_RESULT_MAX_CHARS: int(256).default(20_000),
-  NEO_TOOL_TIMEOUT_MS: int(100).default(60_000),
-
-  REDIS_URL: optionalUrl,
-  NEO_DATA_DIR: z.string().min(1).default("./data"),
-  NEO_KEY_PREFIX: z.string().default("neo:"),
-
-  DISCORD_TOKEN: z.string().min(1).optional(),
-  DISCORD_APP_ID: z.string().min(1).optional(),
-  DISCORD_API_URL: optionalUrl,
-  DISCORD_GUILD_ID: z.string().min(1).optional(),
-
-  SLACK_BOT_TOKEN: z.string().min(1).optional(),
-  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
-  SLACK_APP_TOKEN: z.string().min(1).optional(),
-  SLACK_API_URL: optionalUrl,
-
-  NEO_HTTP_PORT: int(0, 65535).default(3000),
-  NEO_ADMIN_USER_IDS: csv.default([]),
-  NEO_EXECUTOR_URL: optionalUrl,
-  /** Remote executor: timeout of one HTTP request, retries after a transient failure, poll interval. */
-  NEO_EXECUTOR_TIMEOUT_MS: int(100).default(10_000),
-  NEO_EXECUTOR_RETRIES: int(0, 10).default(2),
-  NEO_EXECUTOR_POLL_MS: int(10).default(1000),
-  /** Remote executor: how long planning, and execution after approval, may take. */
-  NEO_EXECUTOR_PLAN_TIMEOUT_MS: int(1000).default(120_000),
-  NEO_EXECUTOR_EXECUTE_TIMEOUT_MS: int(1000).default(300_000),
-  NEO_APPROVAL_TTL_SECONDS: int(10).default(600),
-  /** How often a waiting core_execute reads the store for a click taken on another instance. */
-  NEO_APPROVAL_POLL_MS: int(10).default(500),
-  NEO_MAX_CONCURRENT_TURNS: int(1).default(8),
-  NEO_SHUTDOWN_GRACE_MS: int(0).default(10_000),
-  /** Unique per running instance, stable across its restarts (unset = the host name). */
-  NEO_INSTANCE_ID: z.string().min(1).optional(),
-  /** Per-conversation lease while an instance runs it; renewed every third; taken over after expiry. */
-  NEO_LEASE_MS: int(1000).default(30_000),
-  /** An idle conversation's agent leaves memory after this long (its transcript stays stored). */
-  NEO_IDLE_EVICT_MS: int(1000).default(600_000),
-  /** How long a platform message/event id is remembered to drop retried deliveries. */
-  NEO_DEDUPE_TTL_MS: int(1000).default(86_400_000),
-  /** Optional per-user daily token budget; unset = unlimited. */
-  NEO_USER_DAILY_TOKENS: int(1).optional(),
-  /** Escalate-class name patterns; unset = the seed's defaults. */
-  NEO_ESCALATE_PATTERNS: csv.optional(),
-
-  NEO_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  ...modelEnv.shape,
+  ...loopEnv.shape,
+  ...toolsEnv.shape,
+  ...storageEnv.shape,
+  ...discordEnv.shape,
+  ...slackEnv.shape,
+  ...serverEnv.shape,
+  ...runtimeEnv.shape,
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -1,11 +1,11 @@
 /**
- * Start-up and registration: a missing Message Content intent is reported in one clear line;
+ * Start-up and registration: a missing Message Content intent stops start-up with one clear line;
  * `register:discord` bulk-overwrites the commands per guild (DISCORD_GUILD_ID) or globally.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { MESSAGE_CONTENT_MISSING } from "../../src/adapters/discord/index.js";
+import { DiscordStartError, MESSAGE_CONTENT_MISSING } from "../../src/adapters/discord/index.js";
 import { registerCommands } from "../../src/adapters/discord/register-commands.js";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
@@ -23,14 +23,18 @@ describe("Discord: start-up", () => {
     fake = undefined;
   });
 
-  it("says in one line when the Message Content intent is not enabled for the app", async () => {
+  it("stops with one line naming the Message Content intent when Discord refuses it (close 4014)", async () => {
     const lines: string[] = [];
     setLogSink((line) => lines.push(line));
     setLogLevel("info");
-    rig = await startRig({ fake: { applicationFlags: 0 } });
-    const warned = lines.filter((l) => l.includes("Message Content intent"));
-    expect(warned).toHaveLength(1);
-    expect(JSON.parse(warned[0]!).msg).toBe(MESSAGE_CONTENT_MISSING);
+    const err = await startRig({ fake: { applicationFlags: 0 } }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(DiscordStartError);
+    expect(err!.message).toBe(`Discord login failed: Used disallowed intents — ${MESSAGE_CONTENT_MISSING}`);
+    expect(err!.message).not.toContain("\n");
+    expect(lines.some((l) => l.includes("discord adapter ready"))).toBe(false);
   });
 
   it("says it once when messages in Neo's thread arrive without content, though READY claimed the intent", async () => {

@@ -59,9 +59,13 @@ export class DiscordStartError extends Error {
   readonly code = "DISCORD_START";
 }
 
-/** The one start-up line when the privileged Message Content intent is not enabled for the app. */
+/**
+ * What to do when the privileged Message Content intent is not enabled for the app: Discord then
+ * refuses the connection (close 4014) and this ends the one start-up line; should messages in
+ * Neo's threads still arrive empty, it is the one warning.
+ */
 export const MESSAGE_CONTENT_MISSING =
-  "Discord: the Message Content intent is not enabled for this application, so follow-ups in Neo's threads arrive empty; enable it in the Developer Portal (Bot → Privileged Gateway Intents).";
+  "Discord: the Message Content intent is not enabled for this application; enable it in the Developer Portal (Bot → Privileged Gateway Intents).";
 
 function hasMessageContent(client: Client): boolean {
   const flags = client.application?.flags;

@@ -1,6 +1,6 @@
 /**
- * The remote executor's HTTP contract (documented in README, "Spend approvals and the remote
- * executor contract"). Every response is validated here; anything else is a clear error and
+ * The remote executor's HTTP contract (documented in docs/approvals.md, "Remote executor HTTP
+ * contract"). Every response is validated here; anything else is a clear error and
  * nothing is approved.
  */
 import { z } from "zod";

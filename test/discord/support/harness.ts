@@ -87,7 +87,18 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     });
   adapter = makeAdapter();
   await conversations.start();
-  await adapter.start();
+  try {
+    await adapter.start();
+  } catch (err) {
+    // A refused start (e.g. a disallowed intent) leaves nothing running behind the test.
+    await adapter.stop();
+    await conversations.shutdown(1000);
+    await deps.close();
+    await store.close();
+    await fake.close();
+    await ep.close();
+    throw err;
+  }
   const rig: Rig = {
     fake,
     ep,

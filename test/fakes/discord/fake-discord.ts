@@ -26,13 +26,20 @@ export type { RecordedCall } from "./rest.js";
 
 /** Guilds | GuildMessages | DirectMessages | MessageContent: all a Neo bot may ask for. */
 const ALL_ALLOWED_INTENTS = 1 | (1 << 9) | (1 << 12) | (1 << 15);
-/** READY application flag: GATEWAY_MESSAGE_CONTENT enabled for this app. */
+/** The privileged MESSAGE_CONTENT gateway intent. */
+const INTENT_MESSAGE_CONTENT = 1 << 15;
+/** READY application flag: GATEWAY_MESSAGE_CONTENT enabled for this app (verified apps). */
 export const FLAG_MESSAGE_CONTENT = 1 << 18;
+/** READY application flag: GATEWAY_MESSAGE_CONTENT_LIMITED, the Developer Portal toggle (unverified apps). */
+export const FLAG_MESSAGE_CONTENT_LIMITED = 1 << 19;
 const MANAGE_GUILD = 1n << 5n;
 const BASIC_PERMS = (1n << 10n) | (1n << 11n) | (1n << 31n); // view, send, use application commands
 
 export interface FakeDiscordOptions {
-  /** READY `application.flags`; 0 = the message-content intent is not enabled for the app. */
+  /**
+   * READY `application.flags`; without a message-content flag the gateway refuses Neo's IDENTIFY
+   * (4014), as Discord does for a privileged intent the app has not enabled.
+   */
   applicationFlags?: number;
   heartbeatIntervalMs?: number;
 }
@@ -94,9 +101,15 @@ export class FakeDiscord {
 
   async start(): Promise<this> {
     this.apiBase = await this.rest.listen();
+    const state = this.state;
     this.gateway = await createGateway({
       token: this.token,
-      allowedIntents: ALL_ALLOWED_INTENTS,
+      // Discord closes an IDENTIFY asking for a privileged intent the app has not enabled (4014).
+      get allowedIntents() {
+        return state.applicationFlags & (FLAG_MESSAGE_CONTENT | FLAG_MESSAGE_CONTENT_LIMITED)
+          ? ALL_ALLOWED_INTENTS
+          : ALL_ALLOWED_INTENTS & ~INTENT_MESSAGE_CONTENT;
+      },
       heartbeatIntervalMs: this.options.heartbeatIntervalMs ?? 41_250,
       ready: () => ({
         v: 10,
