@@ -5,6 +5,8 @@
  * Each variable carries its description; `docs/configuration.md` is generated from this file
  * (`npm run docs:config`) and a test fails when it is stale.
  */
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { z } from "zod";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -188,7 +190,9 @@ const runtimeEnv = z.object({
     .string()
     .min(1)
     .optional()
-    .describe("Unique per running instance, stable across its restarts; unset = the host name."),
+    .describe(
+      "Unique per running instance, stable across its restarts; unset = `HOSTNAME` (a container's or pod's name), else the machine's host name.",
+    ),
   NEO_LEASE_MS: int(1000)
     .default(30_000)
     .describe(
@@ -202,8 +206,8 @@ const runtimeEnv = z.object({
     .describe("How long a platform message or event id is remembered to drop retried deliveries."),
   NEO_LOG_LEVEL: z
     .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
-    .default("info")
-    .describe("Log level of the JSON log lines (the console chat uses `warn` unless this is set)."),
+    .optional()
+    .describe("Level of the JSON log lines; unset = `info` on the platforms, `warn` in the console chat."),
 });
 
 /** The sections of the configuration, in the order the docs list them. */
@@ -256,6 +260,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   return cfg;
+}
+
+/**
+ * `.env` in the working directory (or `NEO_ENV_FILE`; `off` = none) fills the variables the
+ * environment does not already set. (`process.loadEnvFile` is why Node 20.12 is the minimum.)
+ */
+export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): void {
+  const path = env.NEO_ENV_FILE ?? ".env";
+  if (path === "off" || !existsSync(path)) return;
+  process.loadEnvFile(path);
+}
+
+/**
+ * This instance's id: `NEO_INSTANCE_ID`, else `HOSTNAME` (set by Docker and Kubernetes to the
+ * container's or pod's name, which `hostname:` in compose or a StatefulSet keeps stable), else the
+ * machine's host name.
+ */
+export function instanceIdOf(
+  cfg: Pick<Config, "NEO_INSTANCE_ID">,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return cfg.NEO_INSTANCE_ID ?? (env.HOSTNAME || hostname());
 }
 
 /** Values that must never appear in logs or messages. */

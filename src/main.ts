@@ -4,11 +4,12 @@
  * stop taking work, let running turns reach a cancellation point (the next start resumes them),
  * drain write-back, close the store and exit 0.
  */
-import { existsSync } from "node:fs";
+import { fstatSync } from "node:fs";
+import { isatty } from "node:tty";
 import { runConsoleMode } from "./app/console.js";
 import { startServer } from "./app/server.js";
 import { createServices, type Services } from "./app/services.js";
-import { type Config, ConfigError, loadConfig, secretsOf } from "./config.js";
+import { type Config, ConfigError, loadConfig, loadEnvFile, secretsOf } from "./config.js";
 import { log, redact, registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
 
 /** How long shutdown waits for write-back and the store after the turns have stopped. */
@@ -41,13 +42,15 @@ async function serve(s: Services): Promise<number> {
 }
 
 /**
- * `.env` in the working directory (or `NEO_ENV_FILE`; `off` = none) fills variables the
- * environment does not already set.
+ * Whether someone can type to the console chat: a terminal, a pipe or a file, not /dev/null (what
+ * a container or a service manager gives a process nobody talks to).
  */
-function loadEnvFile(): void {
-  const path = process.env.NEO_ENV_FILE ?? ".env";
-  if (path === "off" || !existsSync(path)) return;
-  process.loadEnvFile(path);
+function stdinCanChat(): boolean {
+  try {
+    return isatty(0) || !fstatSync(0).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<number> {
@@ -66,12 +69,18 @@ async function main(): Promise<number> {
     );
   }
   const consoleMode = !cfg.SLACK_BOT_TOKEN && !cfg.DISCORD_TOKEN;
+  if (consoleMode && !stdinCanChat()) {
+    // Started as a service with no platform configured: say so and fail, so a supervisor shows it.
+    return fail(
+      "SLACK_BOT_TOKEN / DISCORD_TOKEN: neither is set, and the console chat needs someone to type (stdin is not a terminal); set a platform token",
+    );
+  }
   if (consoleMode) {
     // The console owns stdout for answers: logs go to stderr, quiet unless asked for.
     setLogSink((line) => process.stderr.write(line));
-    setLogLevel(process.env.NEO_LOG_LEVEL ? cfg.NEO_LOG_LEVEL : "warn");
+    setLogLevel(cfg.NEO_LOG_LEVEL ?? "warn");
   } else {
-    setLogLevel(cfg.NEO_LOG_LEVEL);
+    setLogLevel(cfg.NEO_LOG_LEVEL ?? "info");
   }
   const services = await createServices(cfg);
   try {
@@ -88,8 +97,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    // Start-up errors (manifest, Slack auth, Discord login) are one line, already free of secrets.
-    log.fatal({ err: e }, "neo failed");
+    // Start-up errors (manifest, Slack auth, Discord login) are said once: one line on stderr.
     process.exitCode = fail(`neo: ${e instanceof Error ? e.message : String(e)}`);
     process.exit();
   },

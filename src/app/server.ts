@@ -4,9 +4,9 @@
  * that runs, else on a small server of its own).
  */
 import type { Server } from "node:http";
-import { hostname } from "node:os";
 import { createDiscordAdapter } from "../adapters/discord/adapter.js";
 import { createSlackAdapter } from "../adapters/slack/adapter.js";
+import { instanceIdOf } from "../config.js";
 import { createAgent } from "../core/agent/agent.js";
 import type { CommandDeps } from "../core/commands/types.js";
 import { createConversations } from "../core/conversations/create-conversations.js";
@@ -66,7 +66,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
     newAgent: (state) => createAgent(s.agentDeps, state),
     io,
     limits: conversationLimits(cfg),
-    instanceId: cfg.NEO_INSTANCE_ID ?? hostname(),
+    instanceId: instanceIdOf(cfg),
   });
   const commands: CommandDeps = commandDeps(s, conversations);
   const checks: HealthCheck[] = [];

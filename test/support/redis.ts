@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createConnection } from "node:net";
+import { inject } from "vitest";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -36,7 +37,15 @@ export async function probeRedis(url = REDIS_URL): Promise<RedisProbe> {
   return { ok, url, reason };
 }
 
-/** A key prefix no other test (or run) shares. */
+/**
+ * A key prefix no other test (or run) shares, under the run's prefix (`redis-run.ts`), which is
+ * deleted whole when the run ends.
+ */
 export function uniquePrefix(name: string): string {
-  return `neo-test:${name}:${randomUUID().slice(0, 8)}:`;
+  return `${runPrefix()}${name}:${randomUUID().slice(0, 8)}:`;
+}
+
+/** The run's prefix under vitest; a benchmark (no vitest run) gets its own and deletes its keys itself. */
+function runPrefix(): string {
+  return process.env.VITEST ? inject("neoTestRunPrefix") : `neo-test:bench-${randomUUID().slice(0, 8)}:`;
 }

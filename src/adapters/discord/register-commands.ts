@@ -5,8 +5,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { REST, Routes } from "discord.js";
-import { loadConfig } from "../../config.js";
-import { log, registerSecrets } from "../../core/log.js";
+import { loadConfig, loadEnvFile } from "../../config.js";
+import { log, redact, registerSecrets, setLogLevel } from "../../core/log.js";
 import { DEFAULT_DISCORD_API_URL } from "./client.js";
 import { commandDefinitions } from "./command-definitions.js";
 
@@ -32,7 +32,9 @@ export async function registerCommands(o: RegisterOptions): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
+  loadEnvFile();
   const cfg = loadConfig();
+  setLogLevel(cfg.NEO_LOG_LEVEL ?? "info");
   registerSecrets([cfg.DISCORD_TOKEN ?? ""]);
   if (!cfg.DISCORD_TOKEN || !cfg.DISCORD_APP_ID) {
     throw new RegisterCommandsError("DISCORD_TOKEN and DISCORD_APP_ID must be set to register commands");
@@ -51,7 +53,10 @@ async function main(): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   main().catch((err: unknown) => {
-    log.fatal({ err }, err instanceof Error ? err.message : String(err));
+    // One line on stderr, like every start-up error.
+    process.stderr.write(
+      `${redact(`register:discord: ${err instanceof Error ? err.message : String(err)}`)}\n`,
+    );
     process.exitCode = 1;
   });
 }
