@@ -13,6 +13,7 @@ import type {
   ConversationsService,
   InboundMessage,
 } from "../../src/core/conversations/types.js";
+import { USER_MESSAGE_JOIN } from "../../src/core/llm/wire.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
@@ -30,7 +31,7 @@ function newUserTexts(req: ScriptedRequest): string[] {
   const out: string[] = [];
   for (let i = req.messages.length - 1; i >= 0 && req.messages[i]!.role !== "assistant"; i--) {
     const m = req.messages[i]!;
-    if (m.role === "user") out.unshift(String(m.content));
+    if (m.role === "user") out.unshift(...String(m.content).split(USER_MESSAGE_JOIN));
   }
   return out;
 }
@@ -106,7 +107,10 @@ describe("a burst into a busy thread", () => {
     expect(queued).toEqual(burst.map((_, i) => `b${i + 1}`));
     // The model saw the burst in order, each message once, with its author.
     const finalRequest = ep.requests.at(-1)!;
-    const users = finalRequest.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    // The request builder sends each run of user messages as one, texts separated by a blank line.
+    const users = finalRequest.messages
+      .filter((m) => m.role === "user")
+      .flatMap((m) => String(m.content).split(USER_MESSAGE_JOIN));
     expect(users).toEqual(["ann: start the job", ...burst.map((b, i) => `${i % 2 ? "bob" : "cy"}: ${b}`)]);
     console.log(`burst: ${said.length} answers (turns) in all, ${ep.requests.length} model requests`);
     // One answer for the running turn plus at most two more turns.

@@ -90,6 +90,46 @@ describe("scripted OpenAI endpoint", () => {
     ep.violations.length = 0;
   });
 
+  it("rejects broken turn alternation: user, user; assistant, assistant; an assistant message first", async () => {
+    ep = await startScriptedOpenAI();
+    ep.fallback(() => ({ text: "ok" }));
+    const c = sdk(ep.url);
+    const userUser: Msgs = [
+      { role: "user", content: "first" },
+      { role: "user", content: "second" },
+    ];
+    await expect(c.chat.completions.create({ model: "m", messages: userUser })).rejects.toThrow(
+      /user, user: messages\[1\] \(user: "second"\) follows messages\[0\] \(user: "first"\)/,
+    );
+    const assistantTwice: Msgs = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "one" },
+      { role: "assistant", content: "two" },
+    ];
+    await expect(c.chat.completions.create({ model: "m", messages: assistantTwice })).rejects.toThrow(
+      /assistant, assistant: messages\[2\]/,
+    );
+    const assistantFirst: Msgs = [
+      { role: "system", content: "charter" },
+      { role: "assistant", content: "hello" },
+      { role: "user", content: "hi" },
+    ];
+    await expect(c.chat.completions.create({ model: "m", messages: assistantFirst })).rejects.toThrow(
+      /starts with messages\[0\] \(assistant: "hello"\), not a user message/,
+    );
+    expect(ep.violations).toHaveLength(3);
+    ep.violations.length = 0;
+    // A user message right after tool results (a message that arrived while the tools ran) is fine.
+    const afterTools: Msgs = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [call("a")] },
+      { role: "tool", tool_call_id: "a", content: "ok" },
+      { role: "user", content: "also this" },
+    ];
+    await c.chat.completions.create({ model: "m", messages: afterTools });
+    expect(ep.violations).toEqual([]);
+  });
+
   it("checks prefix consistency per conversation and accepts a break only after a compaction marker", async () => {
     ep = await startScriptedOpenAI();
     ep.fallback(() => ({ text: "ok" }));

@@ -18,6 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CONVERSATION_HEADER, PURPOSE_HEADER } from "../../src/core/llm/request-headers.js";
 import {
+  alternationViolations,
   duplicateViolations,
   pairingViolations,
   prefixViolation,
@@ -216,7 +217,11 @@ export async function startScriptedOpenAI(
       w.resolve(requests[w.n - 1]!);
     }
 
-    const problems = [...pairingViolations(rec.messages), ...duplicateViolations(rec.messages)];
+    const problems = [
+      ...alternationViolations(rec.messages),
+      ...pairingViolations(rec.messages),
+      ...duplicateViolations(rec.messages),
+    ];
     const conv = rec.conversation && rec.purpose === "turn" ? rec.conversation : null;
     const state = conv ? (convs.get(conv) ?? { lastAnswered: null }) : null;
     if (conv && state) {

@@ -99,6 +99,26 @@ export function duplicateViolations(messages: WireMessage[]): string[] {
   return out;
 }
 
+/**
+ * Turn alternation (the seed's first invariant; strict chat templates of open-weight models, as
+ * vLLM serves them, refuse a request that breaks it): after the system block the transcript starts
+ * with a user message, no two user messages follow each other, and no two assistant messages do.
+ * Tool results belong to the assistant call before them (pairing checks that); a user message may
+ * follow tool results (a message that arrived while the tools ran).
+ */
+export function alternationViolations(messages: WireMessage[]): string[] {
+  const out: string[] = [];
+  const first = messages[0];
+  if (first && first.role !== "user")
+    out.push(`the transcript starts with ${describeMessage(first, 0)}, not a user message`);
+  messages.forEach((m, i) => {
+    const prev = messages[i - 1];
+    if (!prev || (m.role !== "user" && m.role !== "assistant") || prev.role !== m.role) return;
+    out.push(`${m.role}, ${m.role}: ${describeMessage(m, i)} follows ${describeMessage(prev, i - 1)}`);
+  });
+  return out;
+}
+
 /** The system text of a request: all system/developer messages joined. */
 export function systemText(messages: WireMessage[]): string {
   return messages

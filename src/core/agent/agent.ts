@@ -14,6 +14,7 @@ import type { AgentDeps } from "./deps.js";
 import { activeGoal } from "./goal.js";
 import { CancelledError } from "./ladder.js";
 import { modelTroubleText } from "./model-trouble.js";
+import { cutOffReply, EMPTY_NUDGE, LENGTH_NUDGE } from "./notes.js";
 import { recordStep, recordTurnEnd } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { buildSystemBody, withBudgetStat } from "./prompt.js";
@@ -21,11 +22,6 @@ import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
 import { cutNotice, enterUserMessage } from "./user-message.js";
 
-/** Runtime notes the loop adds as user-role messages (visible to the model, part of the transcript). */
-export const LENGTH_NUDGE =
-  "[Neo runtime] Your last reply was cut off by the output limit and was not shown. Answer again, more compactly.";
-export const EMPTY_NUDGE =
-  "[Neo runtime] Your last reply was empty. Continue: answer the user, or call a tool.";
 export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
 
 export class AgentBusyError extends Error {
@@ -163,15 +159,19 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       progress.tokens += res.usage.promptTokens + res.usage.completionTokens;
 
       if (res.toolCalls.length === 0) {
-        // Truncated text is never shown; the model is asked again, more compactly.
+        // Truncated text is never shown; the model is asked again, more compactly. The reply is
+        // recorded (its start, marked) before the nudge, so the nudge follows an assistant message.
         if (res.finishReason === "length") {
+          await append(cutOffReply(res.content), ctx);
           await append({ role: "user", content: LENGTH_NUDGE }, ctx);
           continue;
         }
         const text = (res.content ?? "").trim();
         if (!text) {
+          // A second empty reply is not recorded: the honest partial is the assistant message.
           if (emptyNudged) return stop({ kind: "no_answer" });
           emptyNudged = true;
+          await append({ role: "assistant", content: "" }, ctx);
           await append({ role: "user", content: EMPTY_NUDGE }, ctx);
           continue;
         }

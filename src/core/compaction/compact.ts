@@ -21,6 +21,18 @@ export const COMPACTION_NOTICE: Record<CompactionReason, string> = {
   manual: "Consolidating this conversation — one moment...",
 };
 
+/**
+ * Opens a kept tail that would otherwise start with an assistant message (a cut in the middle of a
+ * long tool loop): a request's transcript starts with a user message (turn alternation).
+ */
+export const KEPT_TAIL_NOTE =
+  "[Neo runtime] What came before this point is in the consolidated summary. Continue from here.";
+
+/** The kept tail as the start of a new window: it opens with a user message. */
+function keptTail(kept: readonly Message[]): Message[] {
+  return kept[0]?.role === "assistant" ? [{ role: "user", content: KEPT_TAIL_NOTE }, ...kept] : [...kept];
+}
+
 /** Share of the context window the kept tail may use. */
 export const KEEP_TAIL_FRACTION = 0.2;
 
@@ -60,7 +72,12 @@ export async function compactWindow(input: CompactionInput): Promise<CompactionO
     const history = `${input.summary ?? ""}\n${transcriptText(compacted)}`;
     const { summary, restored } = validateSummary(body, history);
     metrics.compactions.inc({ reason: input.reason, result: "summary" });
-    return { summary: `${marker}\n${summary}`, kept: input.working.slice(cut), degraded: false, restored };
+    return {
+      summary: `${marker}\n${summary}`,
+      kept: keptTail(input.working.slice(cut)),
+      degraded: false,
+      restored,
+    };
   } catch (e) {
     if (input.signal.aborted) throw e;
     const start = safeTailStart(input.working);
@@ -78,6 +95,11 @@ export async function compactWindow(input: CompactionInput): Promise<CompactionO
       transcriptText(input.working.slice(0, start)),
     );
     metrics.compactions.inc({ reason: input.reason, result: "safe_tail" });
-    return { summary: `${marker}\n${summary}`, kept: input.working.slice(start), degraded: true, restored };
+    return {
+      summary: `${marker}\n${summary}`,
+      kept: keptTail(input.working.slice(start)),
+      degraded: true,
+      restored,
+    };
   }
 }

@@ -2,6 +2,7 @@
  * Pure functions that turn a conversation's log back into the transcript the model saw last, and
  * read the bookkeeping (what was taken from the inbox, whether a turn was left open) from it.
  */
+import { isShownAnswer } from "../agent/notes.js";
 import type { AgentState } from "../agent/types.js";
 import { compactionMarker, compactionNumber } from "../compaction/marker.js";
 import type { Message, ToolMessage } from "../llm/types.js";
@@ -169,7 +170,7 @@ export function messagesSince(entries: readonly LogEntry[], from: number): boole
   return false;
 }
 
+/** The text of a shown answer; undefined for anything else (a cut-off or empty reply is not one). */
 function plainAnswer(m: Message | undefined): string | undefined {
-  if (m === undefined || m.role !== "assistant" || m.tool_calls?.length) return undefined;
-  return typeof m.content === "string" ? m.content.trim() : undefined;
+  return isShownAnswer(m) ? m.content.trim() : undefined;
 }

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
-import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { Config } from "../../config.js";
 import { log } from "../log.js";
 import { BudgetExceededError, LlmError, toLlmError } from "./errors.js";
@@ -22,6 +22,7 @@ import { countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
 import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall, TurnGate } from "./types.js";
 import type { UsageLedger } from "./usage-ledger.js";
+import { requestMessages } from "./wire.js";
 
 export type LlmSettings = Pick<
   Config,
@@ -95,10 +96,7 @@ export function createLlmClient(
   const cheapModel = cfg.NEO_CHEAP_MODEL;
 
   const call = async (model: string, req: CompletionRequest, maxRetries: number): Promise<Completion> => {
-    const messages: ChatCompletionMessageParam[] = [
-      { role: "system", content: req.system },
-      ...(req.messages as ChatCompletionMessageParam[]),
-    ];
+    const messages = requestMessages(req.system, req.messages);
     // The SDK adds an abort listener to the signal it gets and never removes it; a long turn would
     // pile one per request onto the turn's signal. Each request gets its own child signal instead.
     const child = new AbortController();

@@ -1,6 +1,7 @@
 /**
  * The write-back prompt and the transcript rendering the cheap model reads.
  */
+import { isShownAnswer } from "../../core/agent/notes.js";
 import type { Message } from "../../core/llm/types.js";
 
 export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one conversation and decide
@@ -51,7 +52,8 @@ function line(m: Message): string {
   }
 }
 
-const isAnswer = (m: Message | undefined): boolean => m?.role === "assistant" && !m.tool_calls?.length;
+/** A turn ends with the answer the user was shown (an empty or cut-off reply is nudged, not an end). */
+const isAnswer = (m: Message | undefined): boolean => isShownAnswer(m);
 
 /** Index where the last turn starts: just after the previous turn's final answer. */
 export function lastTurnStart(transcript: readonly Message[]): number {
