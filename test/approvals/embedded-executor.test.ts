@@ -55,7 +55,7 @@ describe("embedded executor", () => {
       {
         expect: (r) => {
           const tool = r.messages.find((m) => m.role === "tool");
-          expect(String(tool?.content)).toContain("arguments.amount: expected string, got integer");
+          expect(String(tool?.content)).toContain("arguments.amount: must be string");
         },
         reply: { toolCalls: [transfer("5")] },
       },
@@ -78,7 +78,7 @@ describe("embedded executor", () => {
     );
     await expect(ex.plan("do it", alice, testContext())).rejects.toMatchObject({
       code: "PLAN_INVALID",
-      message: expect.stringContaining("does not match"),
+      message: expect.stringContaining("arguments.amount: must match pattern"),
     });
     expect(await store.keys("approvals:plan:")).toEqual([]);
   });

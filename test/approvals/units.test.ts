@@ -22,7 +22,7 @@ describe("decimal money", () => {
   });
 });
 
-describe("JSON-schema subset", () => {
+describe("tool arguments against the tool's JSON schema (ajv)", () => {
   const schema = {
     type: "object",
     properties: {
@@ -42,13 +42,13 @@ describe("JSON-schema subset", () => {
   });
   it("names every problem with its path", () => {
     const errors = validateJsonSchema(schema, { to: "", amount: 5, asset: "DOGE", extra: 1, legs: [0, 1.5] });
-    expect(errors).toEqual([
-      "arguments.to: shorter than 1",
-      "arguments.amount: expected string, got integer",
+    expect([...errors].sort()).toEqual([
+      "arguments.amount: must be string",
       'arguments.asset: must be one of ["USDC","ETH"]',
       "arguments.extra: is not an allowed property",
-      "arguments.legs[0]: below 1",
-      "arguments.legs[1]: expected integer, got number",
+      "arguments.legs[0]: must be >= 1",
+      "arguments.legs[1]: must be integer",
+      "arguments.to: must NOT have fewer than 1 characters",
     ]);
     expect(validateJsonSchema(schema, {})).toEqual([
       "arguments.to: is required",
@@ -56,10 +56,33 @@ describe("JSON-schema subset", () => {
       "arguments.asset: is required",
     ]);
   });
-  it("handles anyOf and oneOf", () => {
+  it("handles anyOf and oneOf, saying what each branch wanted", () => {
     const s = { anyOf: [{ type: "string" }, { type: "number" }] };
     expect(validateJsonSchema(s, "x")).toEqual([]);
-    expect(validateJsonSchema(s, true)).toEqual(["arguments: matches none of the allowed shapes"]);
+    expect(validateJsonSchema(s, true)).toEqual([
+      "arguments: must be string",
+      "arguments: must be number",
+      "arguments: must match a schema in anyOf",
+    ]);
+    const one = { oneOf: [{ type: "integer" }, { type: "number" }] };
+    expect(validateJsonSchema(one, 1.5)).toEqual([]);
+    expect(validateJsonSchema(one, 2)).toEqual(["arguments: must match exactly one schema in oneOf"]);
+  });
+  it("checks the standard formats MCP tools use, and ignores keywords and formats it does not know", () => {
+    const s = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { url: { type: "string", format: "uri" }, id: { type: "string", format: "x-vendor-id" } },
+      "x-vendor": true,
+    };
+    expect(validateJsonSchema(s, { url: "https://example.com/a", id: "anything" })).toEqual([]);
+    expect(validateJsonSchema(s, { url: "not a uri" })).toEqual(['arguments.url: must match format "uri"']);
+  });
+  it("reports a schema it cannot compile as an error instead of passing the arguments", () => {
+    const broken = { type: "object", properties: { a: { $ref: "#/definitions/missing" } } };
+    const errors = validateJsonSchema(broken, { a: 1 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^arguments: the tool's schema cannot be used to check them/);
   });
 });
 

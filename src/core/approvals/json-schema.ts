@@ -1,133 +1,70 @@
 /**
- * A small JSON-schema validator for the subset MCP tools advertise (type, properties, required,
- * additionalProperties, items, enum, const, min/max, lengths, pattern, anyOf/oneOf/allOf).
- * Planned tool calls are checked with it before a plan exists. Unknown keywords are ignored.
+ * Tool arguments checked against the tool's own JSON schema with ajv (the validator the MCP SDK
+ * uses too, with the same standard formats). Planned tool calls are checked before a plan exists;
+ * the errors are readable lines the planner is shown ("arguments.amount: must be string").
  */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsPlugin from "ajv-formats";
 
 export type JsonSchema = Record<string, unknown>;
 
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
+// ajv-formats is CommonJS: its default export is the plugin function.
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * Tool schemas come from MCP servers, so they are taken as they are: unknown keywords and formats
+ * ignored (strict off, no meta-schema check), every error reported, nothing printed by ajv itself.
+ */
+const ajv = addFormats(new Ajv({ strict: false, validateSchema: false, allErrors: true, logger: false }));
+
+/** One compiled validator per schema object (tool schemas live as long as their tool list). */
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) {
+    // `$schema` may name a draft ajv does not load, and `$id` would collide across servers.
+    const { $schema: _draft, $id: _id, ...body } = schema;
+    v = ajv.compile(body);
+    compiled.set(schema, v);
+  }
+  return v;
 }
 
-function matchesType(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  if (type === "number") return actual === "number" || actual === "integer";
-  return actual === type;
+/** `/legs/0/to` → `arguments.legs[0].to`. */
+function pathOf(root: string, instancePath: string): string {
+  return instancePath
+    .split("/")
+    .slice(1)
+    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((p, seg) => (/^\d+$/.test(seg) ? `${p}[${seg}]` : `${p}.${seg}`), root);
 }
 
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function describe(root: string, e: ErrorObject): string | undefined {
+  const at = pathOf(root, e.instancePath);
+  switch (e.keyword) {
+    case "required":
+      return `${at}.${String(e.params.missingProperty)}: is required`;
+    case "additionalProperties":
+      return `${at}.${String(e.params.additionalProperty)}: is not an allowed property`;
+    case "enum":
+      return `${at}: must be one of ${JSON.stringify(e.params.allowedValues)}`;
+    case "if":
+      return undefined; // the failing branch's own errors say what is wrong
+    default:
+      return `${at}: ${e.message ?? e.keyword}`;
+  }
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Validate `value` against `schema`; returns readable errors ("amount: expected string, got number"). */
-export function validateJsonSchema(schema: JsonSchema, value: unknown, path = "arguments"): string[] {
-  const errors: string[] = [];
-  const type = schema.type;
-  if (typeof type === "string" || Array.isArray(type)) {
-    const types = (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === "string");
-    if (!types.some((t) => matchesType(value, t))) {
-      return [`${path}: expected ${types.join(" or ")}, got ${typeOf(value)}`];
-    }
+/** Validate `value` against `schema`; returns readable errors, none when it is valid. */
+export function validateJsonSchema(schema: JsonSchema, value: unknown, root = "arguments"): string[] {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (err) {
+    return [`${root}: the tool's schema cannot be used to check them (${(err as Error).message})`];
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => sameJson(e, value))) {
-    errors.push(`${path}: must be one of ${JSON.stringify(schema.enum)}`);
-  }
-  if ("const" in schema && !sameJson(schema.const, value)) {
-    errors.push(`${path}: must be ${JSON.stringify(schema.const)}`);
-  }
-  if (typeof value === "string") errors.push(...stringErrors(schema, value, path));
-  if (typeof value === "number") errors.push(...numberErrors(schema, value, path));
-  if (Array.isArray(value)) errors.push(...arrayErrors(schema, value, path));
-  if (typeOf(value) === "object")
-    errors.push(...objectErrors(schema, value as Record<string, unknown>, path));
-  errors.push(...combinatorErrors(schema, value, path));
-  return errors;
-}
-
-function stringErrors(schema: JsonSchema, value: string, path: string): string[] {
-  const errors: string[] = [];
-  if (typeof schema.minLength === "number" && value.length < schema.minLength) {
-    errors.push(`${path}: shorter than ${schema.minLength}`);
-  }
-  if (typeof schema.maxLength === "number" && value.length > schema.maxLength) {
-    errors.push(`${path}: longer than ${schema.maxLength}`);
-  }
-  if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
-    errors.push(`${path}: does not match ${schema.pattern}`);
-  }
-  return errors;
-}
-
-function numberErrors(schema: JsonSchema, value: number, path: string): string[] {
-  const errors: string[] = [];
-  if (typeof schema.minimum === "number" && value < schema.minimum)
-    errors.push(`${path}: below ${schema.minimum}`);
-  if (typeof schema.maximum === "number" && value > schema.maximum)
-    errors.push(`${path}: above ${schema.maximum}`);
-  if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) {
-    errors.push(`${path}: must be above ${schema.exclusiveMinimum}`);
-  }
-  if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) {
-    errors.push(`${path}: must be below ${schema.exclusiveMaximum}`);
-  }
-  return errors;
-}
-
-function arrayErrors(schema: JsonSchema, value: unknown[], path: string): string[] {
-  const errors: string[] = [];
-  if (typeof schema.minItems === "number" && value.length < schema.minItems) {
-    errors.push(`${path}: fewer than ${schema.minItems} items`);
-  }
-  if (typeof schema.maxItems === "number" && value.length > schema.maxItems) {
-    errors.push(`${path}: more than ${schema.maxItems} items`);
-  }
-  const items = schema.items;
-  if (isSchema(items)) {
-    for (const [i, v] of value.entries()) errors.push(...validateJsonSchema(items, v, `${path}[${i}]`));
-  }
-  return errors;
-}
-
-function objectErrors(schema: JsonSchema, value: Record<string, unknown>, path: string): string[] {
-  const errors: string[] = [];
-  const props = isSchema(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required : [];
-  for (const name of required) {
-    if (typeof name === "string" && !(name in value)) errors.push(`${path}.${name}: is required`);
-  }
-  for (const [name, v] of Object.entries(value)) {
-    const sub = props[name];
-    if (isSchema(sub)) {
-      errors.push(...validateJsonSchema(sub, v, `${path}.${name}`));
-    } else if (schema.additionalProperties === false) {
-      errors.push(`${path}.${name}: is not an allowed property`);
-    } else if (isSchema(schema.additionalProperties)) {
-      errors.push(...validateJsonSchema(schema.additionalProperties, v, `${path}.${name}`));
-    }
-  }
-  return errors;
-}
-
-function combinatorErrors(schema: JsonSchema, value: unknown, path: string): string[] {
-  const errors: string[] = [];
-  if (Array.isArray(schema.allOf)) {
-    for (const s of schema.allOf) if (isSchema(s)) errors.push(...validateJsonSchema(s, value, path));
-  }
-  const anyOf = Array.isArray(schema.anyOf) ? schema.anyOf.filter(isSchema) : [];
-  if (anyOf.length > 0 && !anyOf.some((s) => validateJsonSchema(s, value, path).length === 0)) {
-    errors.push(`${path}: matches none of the allowed shapes`);
-  }
-  const oneOf = Array.isArray(schema.oneOf) ? schema.oneOf.filter(isSchema) : [];
-  if (oneOf.length > 0 && oneOf.filter((s) => validateJsonSchema(s, value, path).length === 0).length !== 1) {
-    errors.push(`${path}: must match exactly one allowed shape`);
-  }
-  return errors;
+  if (validate(value)) return [];
+  const lines = (validate.errors ?? []).map((e) => describe(root, e)).filter((l): l is string => !!l);
+  return [...new Set(lines)];
 }
