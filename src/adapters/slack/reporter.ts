@@ -1,5 +1,6 @@
 /**
- * The Reporter on Slack: Say = new message(s) in the thread (mrkdwn, split), Status = a StatusSink,
+ * The Reporter on Slack: Say = new message(s) in the thread (mrkdwn, split; a markdown block when
+ * the answer has a table: answer-render.ts), Status = a StatusSink,
  * Notice = a visible context message. The status episode ends when an answer is said, and its
  * message is removed once the answer is posted (in the background: the turn does not wait for it).
  * An answer with a key carries it as message metadata; a resumed turn posts only the parts of its
@@ -7,6 +8,7 @@
  */
 import { log } from "../../core/log.js";
 import type { AnswerKey, Reporter } from "../../core/reporter.js";
+import { renderAnswer } from "./answer-render.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import type { MessageMetadata, SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
@@ -46,7 +48,7 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
 
   return {
     say: async (text, key) => {
-      const parts = splitMrkdwn(markdownToMrkdwn(text));
+      const parts = renderAnswer(text);
       const removeStatus = o.status.stop();
       try {
         // Slack has no idempotency key for chat.postMessage: a resumed turn looks before posting.
@@ -64,7 +66,7 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
           await out.post({
             channel,
             thread_ts: threadTs,
-            text: part,
+            ...part,
             ...(key ? { metadata: answerMetadata(key, i) } : {}),
           });
         }

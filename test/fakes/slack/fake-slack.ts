@@ -171,6 +171,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         if (text.length > 40_000) return { ok: false, error: "msg_too_long" };
         const blocks = args.blocks as unknown[] | undefined;
         if (blocks && blocks.length > 50) return { ok: false, error: "invalid_blocks" };
+        // Markdown blocks: at most 12,000 characters in all per message (Block Kit reference, markdown block).
+        const markdownChars = (blocks ?? [])
+          .filter((b): b is { type: string; text: string } => (b as { type?: string }).type === "markdown")
+          .reduce((n, b) => n + String(b.text ?? "").length, 0);
+        if (markdownChars > 12_000) return { ok: false, error: "invalid_blocks" };
         const m: FakeMessage = {
           ts: nextTs(),
           channel,
