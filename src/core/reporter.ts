@@ -1,7 +1,14 @@
 /**
  * How the agent speaks. The loop never writes to a terminal or a platform directly; each adapter
  * implements this for its surface (see DESIGN.md, "The Reporter on each platform").
+ *
+ * Required: `say`, `status`, `notice`. Optional capability: `draft`, an answer shown while the model
+ * writes it. What happens without it (the answer is said whole when it is done), when a response
+ * turns out not to be the answer, and when a stream breaks, is decided once, in the core
+ * (`agent/answer-view.ts`), not by each adapter.
  */
+import type { UserKey } from "./keys.js";
+
 /** Names a turn's answer across processes. */
 export interface AnswerKey {
   /** The turn's opening message id. */
@@ -11,6 +18,30 @@ export interface AnswerKey {
    * between posting it and closing the turn. Only what is not there yet is posted.
    */
   resumed?: true;
+}
+
+/** Who a draft is written for (platforms that stream to one recipient need to know). */
+export interface DraftOptions {
+  key?: AnswerKey;
+  /** The turn's requester. */
+  requester: UserKey;
+}
+
+/**
+ * One answer being shown as the model writes it. `update` returns at once; the adapter merges
+ * updates into as few platform calls as its limits allow. The final text of `finish` is rendered
+ * exactly as `say` would render it.
+ */
+export interface AnswerDraft {
+  /**
+   * The answer so far, whole (not a delta). Usually it extends the previous text; when it does not
+   * (a retried stream that said something else), what was shown is replaced where the platform allows.
+   */
+  update(text: string): void;
+  /** The answer is complete: show exactly `text` (rendered as `say` renders it) and end the draft. */
+  finish(text: string): Promise<void>;
+  /** The response was not an answer (tool calls, cut by the output limit): take back what was shown. */
+  discard(): Promise<void>;
 }
 
 export interface Reporter {
@@ -23,4 +54,6 @@ export interface Reporter {
   status(text: string): Promise<void>;
   /** A deliberate visible promise (compaction, escalation, interruption). */
   notice(text: string): Promise<void>;
+  /** Optional: start showing an answer while it is written (one draft at a time per reporter). */
+  draft?(options: DraftOptions): AnswerDraft;
 }

@@ -106,8 +106,9 @@ describe("conversations on one process", () => {
     });
     const question = inbound(A, "question");
     await first.submit(question);
-    await until("the answer is logged", () => ep.requests.some((r) => lastUser(r) === "question"));
-    await until("the turn sits in the post", () => first.stats().running === 1);
+    // Say is called only after the answer is logged: the first process is now stuck in the post.
+    await until("the turn sits in the post, its answer logged", () => keys.length === 1);
+    expect(first.stats().running).toBe(1);
     // The next process (same instance id, as after a restart) finds the turn open with its answer.
     const second = await open(async (text, key) => {
       said.push(text);

@@ -1,4 +1,5 @@
 import { getEventListeners } from "node:events";
+import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/core/llm/errors.js";
 import type { CompletionRequest } from "../../src/core/llm/types.js";
@@ -121,5 +122,94 @@ describe("two-model client", () => {
     ac.abort();
     expect(((await pending) as LlmError).code).toBe("LLM_ABORTED");
     await ep.waitForAbort(1);
+  });
+});
+
+describe("streamed answers", () => {
+  const sink = () => {
+    const seen: string[] = [];
+    return { seen, onText: { text: (d: string) => seen.push(d), restart: () => seen.push("<restart>") } };
+  };
+
+  it("hands each piece of text to the sink before the next one leaves the endpoint", async () => {
+    const s = sink();
+    ep = await startScriptedOpenAI([
+      {
+        reply: {
+          text: "one two three four",
+          stream: {
+            deltas: 4,
+            // Piece i+1 is sent only once the client handed piece i on: streaming, not buffering.
+            beforeDelta: async (i) => {
+              while (s.seen.length < i) await new Promise((r) => setImmediate(r));
+            },
+          },
+        },
+      },
+    ]);
+    const { llm } = createLlmForTest(ep);
+    const c = await llm.complete(req({ onText: s.onText }));
+    expect(s.seen).toEqual(["one t", "wo th", "ree f", "our"]);
+    expect(s.seen.join("")).toBe("one two three four");
+    expect(c.content).toBe("one two three four");
+    expect(ep.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it("assembles text and tool calls exactly as the unstreamed answer, usage included", async () => {
+    const reply = {
+      text: "Let me look.",
+      toolCalls: [
+        { id: "c1", name: "fs__read_file", arguments: { path: "/a/b.txt" } },
+        { id: "c2", name: "web__get", arguments: '{"url":"https://x.test/?q=1&r=2"}' },
+      ],
+      usage: { prompt: 321, completion: 45 },
+    };
+    ep = await startScriptedOpenAI([{ reply }, { reply }]);
+    const raw = new OpenAI({ apiKey: "k", baseURL: ep.url, maxRetries: 0 });
+    const plain = await raw.chat.completions.create({
+      model: "main-model",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    const { llm, ledger } = createLlmForTest(ep);
+    const c = await llm.complete(req());
+    const m = plain.choices[0]!.message;
+    expect(c.content).toBe(m.content);
+    expect(c.toolCalls).toEqual(m.tool_calls);
+    expect(c.finishReason).toBe(plain.choices[0]!.finish_reason);
+    expect(c.usage).toEqual({ promptTokens: 321, completionTokens: 45 });
+    expect(ledger.total()).toMatchObject({ calls: 1, promptTokens: 321, completionTokens: 45 });
+  });
+
+  it("asks again when the stream breaks mid-answer, telling the sink to start over", async () => {
+    const s = sink();
+    ep = await startScriptedOpenAI([
+      { label: "cut", reply: { text: "The answer is forty", stream: { deltas: 4, cutAfter: 2 } } },
+      { label: "retry", reply: { text: "The answer is 42.", stream: { deltas: 2 } } },
+    ]);
+    const { llm, ledger } = createLlmForTest(ep, { NEO_LLM_MAX_RETRIES: "1" });
+    const c = await llm.complete(req({ onText: s.onText }));
+    expect(c.content).toBe("The answer is 42.");
+    expect(s.seen).toEqual(["The a", "nswer", "<restart>", "The answe", "r is 42."]);
+    expect(ep.requests.map((r) => r.cut)).toEqual([true, false]);
+    expect(ledger.total().calls).toBe(1);
+  });
+
+  it("gives up with LLM_STREAM_BROKEN once the retries are spent", async () => {
+    const cut = { text: "never whole", stream: { cutAfter: 1 } };
+    ep = await startScriptedOpenAI([{ reply: cut }, { reply: cut }, { reply: cut }]);
+    const { llm, ledger } = createLlmForTest(ep, { NEO_LLM_MAX_RETRIES: "2" });
+    const err = (await llm.complete(req()).catch((e: unknown) => e)) as LlmError;
+    expect(err.code).toBe("LLM_STREAM_BROKEN");
+    expect(ep.requests).toHaveLength(3);
+    expect(ledger.total().calls).toBe(0);
+  });
+
+  it("estimates usage when the endpoint sends none for a streamed answer", async () => {
+    ep = await startScriptedOpenAI([{ reply: { text: "a fairly short answer", stream: { noUsage: true } } }]);
+    const { llm, ledger } = createLlmForTest(ep);
+    const c = await llm.complete(req());
+    expect(c.usage.promptTokens).toBeGreaterThan(0);
+    expect(c.usage.completionTokens).toBeGreaterThan(0);
+    expect(ledger.total().calls).toBe(1);
   });
 });

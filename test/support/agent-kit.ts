@@ -14,7 +14,7 @@ import {
   type MemoryPort,
   type WriteBackJob,
 } from "../../src/core/memory-port.js";
-import type { Reporter } from "../../src/core/reporter.js";
+import type { DraftOptions, Reporter } from "../../src/core/reporter.js";
 import type { ToolResult, ToolSurface } from "../../src/core/tools/types.js";
 import { createLlmForTest } from "./llm-for-test.js";
 import type { ScriptedOpenAI } from "./scripted-openai.js";
@@ -38,6 +38,60 @@ export function recordingReporter(): RecordingReporter {
     },
     notice: async (t) => {
       r.notices.push(t);
+    },
+  };
+  return r;
+}
+
+/** One draft as the loop drove it: every update (whole text so far), then finished or discarded. */
+export interface RecordedDraft {
+  options: DraftOptions;
+  updates: string[];
+  finished?: string;
+  discarded: boolean;
+}
+
+export interface DraftingReporter extends RecordingReporter {
+  drafts: RecordedDraft[];
+  /** Everything in the order it happened: `say:…`, `status:…`, `draft`, `finish:…`, `discard`. */
+  log: string[];
+}
+
+/** A recording Reporter with the `draft` capability. */
+export function draftingReporter(): DraftingReporter {
+  const base = recordingReporter();
+  const r: DraftingReporter = {
+    ...base,
+    drafts: [],
+    log: [],
+    say: async (t) => {
+      r.log.push(`say:${t}`);
+      await base.say(t);
+    },
+    status: async (t) => {
+      r.log.push(`status:${t}`);
+      await base.status(t);
+    },
+    draft: (options) => {
+      const d: RecordedDraft = { options, updates: [], discarded: false };
+      r.drafts.push(d);
+      r.log.push("draft");
+      return {
+        update: (t) => {
+          if (d.finished !== undefined || d.discarded) throw new Error("update after the draft ended");
+          d.updates.push(t);
+        },
+        finish: async (t) => {
+          if (d.finished !== undefined || d.discarded) throw new Error("draft ended twice");
+          d.finished = t;
+          r.log.push(`finish:${t}`);
+        },
+        discard: async () => {
+          if (d.finished !== undefined || d.discarded) throw new Error("draft ended twice");
+          d.discarded = true;
+          r.log.push("discard");
+        },
+      };
     },
   };
   return r;

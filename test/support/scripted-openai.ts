@@ -7,6 +7,12 @@
  * once), recorded in `violations`, and makes `close()` reject, so `afterEach(() => ep.close())`
  * fails the test.
  *
+ * Streaming: a request with `stream: true` is answered as OpenAI streams (server-sent events: a role
+ * delta, the text in pieces, each tool call as a header delta plus argument pieces, the finish reason,
+ * then a usage chunk when `stream_options.include_usage` asks for it, then `[DONE]`). A streamed
+ * request that does not ask for usage is a violation. `ScriptedStream` shapes the pieces, paces them,
+ * holds a piece until the test lets it go, or cuts the connection mid-answer.
+ *
  * Conversations: a request belongs to the conversation named by its `x-neo-conversation` header
  * (the Neo client sends it for every call with a conversation tag) and only `x-neo-purpose: turn`
  * requests are prefix-checked (compaction / write-back calls are one-shot). Requests without the
@@ -43,6 +49,24 @@ export interface ScriptedRequest {
   aborted: boolean;
   /** HTTP status the endpoint answered with (0 while pending or when aborted). */
   status: number;
+  /** Streamed: text pieces sent so far (each `delta.content`). */
+  sent: string[];
+  /** True when the endpoint cut this streamed answer on purpose (`ScriptedStream.cutAfter`). */
+  cut: boolean;
+}
+
+/** How a streamed answer is sent (ignored for requests without `stream: true`). */
+export interface ScriptedStream {
+  /** Pieces the text is sent in (default 3; fewer when the text is shorter). */
+  deltas?: number;
+  /** Pause between pieces (default 0). */
+  intervalMs?: number;
+  /** Awaited before piece `i` (0-based) is written: lets a test hold the stream until it saw something. */
+  beforeDelta?: (i: number) => Promise<void>;
+  /** Close the connection after this many text pieces, without a finish reason (a broken stream). */
+  cutAfter?: number;
+  /** Send no usage chunk even when asked (servers that ignore `include_usage`). */
+  noUsage?: boolean;
 }
 
 export interface ScriptedToolCall {
@@ -63,6 +87,8 @@ export type ScriptedReply =
       usage?: { prompt: number; completion: number };
       model?: string;
       delayMs?: number;
+      /** Pieces, pacing and faults of a streamed answer. */
+      stream?: ScriptedStream;
     }
   | {
       kind: "error";
@@ -113,7 +139,9 @@ interface ConvState {
 
 let callSeq = 0;
 
-function completionBody(req: ScriptedRequest, r: Extract<ScriptedReply, { text?: unknown }>) {
+type CompletionReply = Extract<ScriptedReply, { text?: unknown }>;
+
+function completionBody(req: ScriptedRequest, r: CompletionReply) {
   const toolCalls = (r.toolCalls ?? []).map((c) => ({
     id: c.id ?? `call_${++callSeq}`,
     type: "function" as const,
@@ -139,6 +167,46 @@ function completionBody(req: ScriptedRequest, r: Extract<ScriptedReply, { text?:
       },
     ],
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+/** Cut `text` into `n` pieces of nearly equal length (fewer when it is shorter), nothing lost. */
+export function pieces(text: string, n: number): string[] {
+  const count = Math.max(1, Math.min(n, text.length));
+  const size = Math.ceil(text.length / count);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/** The server-sent events of a streamed answer, as OpenAI sends them (one `data:` line each). */
+function streamChunks(req: ScriptedRequest, r: CompletionReply) {
+  const body = completionBody(req, r);
+  const choice = body.choices[0]!;
+  const base = { id: body.id, object: "chat.completion.chunk", created: body.created, model: body.model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  const text = choice.message.content ?? "";
+  const textPieces = text ? pieces(text, r.stream?.deltas ?? 3) : [];
+  const calls = (choice.message.tool_calls ?? []).flatMap((c, index) => [
+    chunk({
+      tool_calls: [{ index, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } }],
+    }),
+    ...pieces(c.function.arguments, 2).map((a) =>
+      chunk({ tool_calls: [{ index, function: { arguments: a } }] }),
+    ),
+  ]);
+  const asked = (req.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+  const usage = asked && !r.stream?.noUsage ? { ...base, choices: [], usage: body.usage } : null;
+  return {
+    first: chunk({ role: "assistant", content: "" }),
+    textPieces,
+    toText: (piece: string) => chunk({ content: piece }),
+    calls,
+    finish: chunk({}, choice.finish_reason),
+    usage,
   };
 }
 
@@ -205,10 +273,12 @@ export async function startScriptedOpenAI(
       body,
       aborted: false,
       status: 0,
+      sent: [],
+      cut: false,
     };
     requests.push(rec);
     res.on("close", () => {
-      if (res.writableFinished) return;
+      if (res.writableFinished || rec.cut) return;
       rec.aborted = true;
       for (const w of abortWaiters.get(rec.index) ?? []) w();
     });
@@ -222,6 +292,10 @@ export async function startScriptedOpenAI(
       ...pairingViolations(rec.messages),
       ...duplicateViolations(rec.messages),
     ];
+    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+    if (body.stream === true && streamOptions?.include_usage !== true) {
+      problems.push("streamed request without stream_options.include_usage: its usage would be lost");
+    }
     const conv = rec.conversation && rec.purpose === "turn" ? rec.conversation : null;
     const state = conv ? (convs.get(conv) ?? { lastAnswered: null }) : null;
     if (conv && state) {
@@ -264,8 +338,49 @@ export async function startScriptedOpenAI(
         extra,
       );
     }
-    if (state) state.lastAnswered = { messages: rec.messages, system: rec.system, index: rec.index };
-    send(res, rec, 200, completionBody(rec, reply));
+    const answered = () => {
+      if (state) state.lastAnswered = { messages: rec.messages, system: rec.system, index: rec.index };
+    };
+    if (body.stream !== true) {
+      answered();
+      return send(res, rec, 200, completionBody(rec, reply));
+    }
+    await sendStream(res, rec, reply, answered);
+  };
+
+  /** Write a streamed answer; a cut one is never "answered" (the retry may repeat the request). */
+  const sendStream = async (
+    res: ServerResponse,
+    rec: ScriptedRequest,
+    r: CompletionReply,
+    answered: () => void,
+  ) => {
+    const s = streamChunks(rec, r);
+    const opts = r.stream ?? {};
+    rec.status = 200;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const write = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    write(s.first);
+    for (const [i, piece] of s.textPieces.entries()) {
+      if (i > 0 && opts.intervalMs) await new Promise((done) => setTimeout(done, opts.intervalMs));
+      await opts.beforeDelta?.(i);
+      if (rec.aborted) return;
+      if (opts.cutAfter !== undefined && i >= opts.cutAfter) {
+        // What was written reaches the client first, then the connection ends mid-body.
+        rec.cut = true;
+        await new Promise<void>((flushed) => res.write("", () => flushed()));
+        res.destroy();
+        return;
+      }
+      write(s.toText(piece));
+      rec.sent.push(piece);
+    }
+    for (const c of s.calls) write(c);
+    write(s.finish);
+    if (s.usage) write(s.usage);
+    res.write("data: [DONE]\n\n");
+    answered();
+    res.end();
   };
 
   const server: Server = createServer((req, res) => {

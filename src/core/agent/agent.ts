@@ -10,6 +10,7 @@ import type { AssistantMessage, Completion, Message, ToolMessage, UsageTags } fr
 import { log } from "../log.js";
 import type { MemoryPage } from "../memory-port.js";
 import type { ToolCallContext } from "../tools/types.js";
+import { type AnswerView, createAnswerView } from "./answer-view.js";
 import type { AgentDeps } from "./deps.js";
 import { activeGoal } from "./goal.js";
 import { CancelledError } from "./ladder.js";
@@ -84,7 +85,12 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     tokens: number;
   }
 
-  const run = async (input: TurnInput, ctx: TurnContext, progress: Progress): Promise<TurnResult> => {
+  const run = async (
+    input: TurnInput,
+    ctx: TurnContext,
+    progress: Progress,
+    view: AnswerView,
+  ): Promise<TurnResult> => {
     const tags: UsageTags = { purpose: "turn", conversation: ctx.conversation, user: input.speaker.userKey };
     const toolCtx: ToolCallContext = { ...ctx, speaker: input.speaker };
     const ladder = { maxRetries: limits.maxRetriesPerTool, baseMs: limits.toolRetryBaseMs ?? 250 };
@@ -116,7 +122,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     const stop = async (reason: StopReason): Promise<TurnResult> => {
       const text = honestPartial(reason, done, activeGoal(summary, working));
       await append({ role: "assistant", content: text }, ctx);
-      await ctx.reporter.say(text, ctx.answerKey);
+      await view.say(text);
       return { status: "partial", text, ...progress };
     };
 
@@ -143,6 +149,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           tools: w.tools,
           signal: ctx.signal,
           maxTokens: limits.maxOutputTokens,
+          onText: view.sink(),
           tags,
         });
       } catch (e) {
@@ -157,6 +164,8 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         continue;
       }
       progress.tokens += res.usage.promptTokens + res.usage.completionTokens;
+      // Text streamed with tool calls, or cut by the output limit, was not the answer.
+      if (res.toolCalls.length > 0 || res.finishReason === "length") await view.dismiss();
 
       if (res.toolCalls.length === 0) {
         // Truncated text is never shown; the model is asked again, more compactly. The reply is
@@ -176,7 +185,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           continue;
         }
         await append({ role: "assistant", content: res.content }, ctx);
-        await ctx.reporter.say(text, ctx.answerKey);
+        await view.answer(text);
         deps.memory.writeBack({
           user: input.speaker.userKey,
           conversation: ctx.conversation,
@@ -247,29 +256,38 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       if (busy) throw new AgentBusyError("a turn is already running for this conversation");
       busy = true;
       const progress: Progress = { steps: 0, consumed: 1, tokens: 0 };
+      const view = createAnswerView(ctx.reporter, input.speaker.userKey, ctx.answerKey);
       const startedAt = Date.now();
       // A turn that throws (a broken contract below the loop) still ends here, as failed.
       let status: TurnResult["status"] = "failed";
       try {
-        const result = await run(input, ctx, progress).catch(async (e: unknown): Promise<TurnResult> => {
-          if (ctx.signal.aborted || e instanceof CancelledError) {
-            return { status: "cancelled", text: "", ...progress };
-          }
-          if (!(e instanceof LlmError)) throw e;
-          if (e.code === "LLM_BUDGET") {
-            // The user's daily token budget is spent; no request was made. The message is for them.
-            log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
-            await ctx.reporter.say(e.message, ctx.answerKey);
-            return { status: "refused", text: e.message, ...progress };
-          }
-          log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
-          const text = modelTroubleText(e);
-          await ctx.reporter.say(text, ctx.answerKey);
-          return { status: "failed", text, ...progress };
-        });
+        const result = await run(input, ctx, progress, view).catch(
+          async (e: unknown): Promise<TurnResult> => {
+            if (ctx.signal.aborted || e instanceof CancelledError) {
+              return { status: "cancelled", text: "", ...progress };
+            }
+            if (!(e instanceof LlmError)) throw e;
+            if (e.code === "LLM_BUDGET") {
+              // The user's daily token budget is spent; no request was made. The message is for them.
+              log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
+              await view.say(e.message);
+              return { status: "refused", text: e.message, ...progress };
+            }
+            log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
+            const text = modelTroubleText(e);
+            await view.say(text);
+            return { status: "failed", text, ...progress };
+          },
+        );
         status = result.status;
         return result;
       } finally {
+        // A draft the turn left open (cancelled mid-answer) is finished with what it showed.
+        await view
+          .close()
+          .catch((err: unknown) =>
+            log.warn({ err, conversation: ctx.conversation }, "could not finish an open answer draft"),
+          );
         busy = false;
         recordTurnEnd({ conversation: ctx.conversation, status, ...progress, startedAt });
       }

@@ -12,6 +12,8 @@ export function modelTroubleText(e: LlmError): string {
       return "I can't use the language model right now: it refused my credentials. An admin needs to check the API key.";
     case "LLM_BAD_REQUEST":
       return `The language model refused my request (${e.status ?? "no status"}). An admin can find why in my logs.`;
+    case "LLM_STREAM_BROKEN":
+      return "The language model's answer kept breaking off before it was complete. Please try again in a moment.";
     case "LLM_RATE_LIMITED":
       return "The language model is rate-limiting me right now. Please try again in a minute.";
     default:

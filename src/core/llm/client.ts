@@ -1,9 +1,16 @@
 /**
  * The two-model client over the official `openai` SDK, against any OpenAI-compatible endpoint.
  *
- * Retries: the SDK is the one retry layer for model calls. It retries 408/409/429/5xx and
- * connection errors `NEO_LLM_MAX_RETRIES` times (default 2) with its backoff, honouring
- * `Retry-After`; nothing here or in the loop retries on top, so attempts never multiply. A `cheap`
+ * Every call streams (`stream: true`, usage asked for with `stream_options.include_usage`) and is
+ * assembled into the completion the endpoint would have sent unstreamed (`assemble.ts`), so the loop,
+ * the transcript and compaction see one shape; the text also goes to the request's `onText` sink as
+ * it arrives.
+ *
+ * Retries: the SDK retries a refused request (408/409/429/5xx, connection errors)
+ * `NEO_LLM_MAX_RETRIES` times (default 2) with its backoff, honouring `Retry-After`. A stream that
+ * breaks off mid-answer is the one thing the SDK cannot retry (the response had begun): the client
+ * asks again, up to the same number of times, telling the sink to start over. Nothing in the loop
+ * retries on top, so attempts never multiply. A `cheap`
  * call makes ONE attempt on the cheap model (maxRetries 0), and on any failure other than
  * cancellation goes to the main model with the SDK's normal retries: at most 1 + (1 + retries)
  * requests per cheap call.
@@ -14,9 +21,11 @@
  */
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
-import type { ChatCompletion } from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Config } from "../../config.js";
+import { estimateTokens } from "../budget/estimate.js";
 import { log } from "../log.js";
+import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
 import { BudgetExceededError, LlmError, toLlmError } from "./errors.js";
 import { countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
@@ -48,7 +57,29 @@ export function mapFinishReason(raw: string | null | undefined): FinishReason {
   }
 }
 
-function toCompletion(res: ChatCompletion, model: string): Completion {
+/** Usage as reported; estimated from the text when the endpoint sends none (it ignored `include_usage`). */
+function usageOf(res: ChatCompletion, req: CompletionRequest): Completion["usage"] {
+  if (res.usage)
+    return { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens };
+  if (!usageWarned) {
+    usageWarned = true;
+    log.warn(
+      { model: res.model },
+      "the model endpoint reports no usage for streamed answers; token counts are estimated",
+    );
+  }
+  const message = res.choices[0]?.message;
+  const out = `${message?.content ?? ""}${JSON.stringify(message?.tool_calls ?? [])}`;
+  return {
+    promptTokens: estimateTokens(
+      `${req.system}${JSON.stringify(req.messages)}${JSON.stringify(req.tools ?? [])}`,
+    ),
+    completionTokens: estimateTokens(out),
+  };
+}
+let usageWarned = false;
+
+function toCompletion(res: ChatCompletion, model: string, req: CompletionRequest): Completion {
   const choice = res.choices?.[0];
   if (!choice?.message) throw new LlmError("LLM_BAD_RESPONSE", `model ${model}: answer has no choices`);
   const toolCalls: ToolCall[] = [];
@@ -66,10 +97,7 @@ function toCompletion(res: ChatCompletion, model: string): Completion {
     content: choice.message.content ?? null,
     toolCalls,
     finishReason: mapFinishReason(choice.finish_reason),
-    usage: {
-      promptTokens: res.usage?.prompt_tokens ?? 0,
-      completionTokens: res.usage?.completion_tokens ?? 0,
-    },
+    usage: usageOf(res, req),
     model: res.model || model,
   };
 }
@@ -95,6 +123,43 @@ export function createLlmClient(
   });
   const cheapModel = cfg.NEO_CHEAP_MODEL;
 
+  /**
+   * One attempt: open the stream (the SDK retries a refused request itself, `maxRetries` times) and
+   * read it to the end, handing text to the sink as it arrives. Resolves with the assembled
+   * completion, or null when the stream ended or broke before its finish reason.
+   */
+  const attempt = async (
+    model: string,
+    req: CompletionRequest,
+    messages: ChatCompletionMessageParam[],
+    signal: AbortSignal,
+    maxRetries: number,
+  ): Promise<{ completion: ChatCompletion | null; broken?: unknown }> => {
+    const stream = await sdk.chat.completions.create(
+      {
+        model,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(req.tools?.length ? { tools: req.tools } : {}),
+        ...(req.maxTokens ? { max_completion_tokens: req.maxTokens } : {}),
+        ...(req.json ? { response_format: { type: "json_object" as const } } : {}),
+      },
+      { signal, maxRetries, headers: requestHeaders(req.tags) },
+    );
+    const assembly = newAssembly();
+    try {
+      for await (const chunk of stream) {
+        const text = addChunk(assembly, chunk);
+        if (text) req.onText?.text(text);
+      }
+    } catch (e) {
+      if (signal.aborted) throw e;
+      return { completion: null, broken: e };
+    }
+    return { completion: toChatCompletion(assembly, model) };
+  };
+
   const call = async (model: string, req: CompletionRequest, maxRetries: number): Promise<Completion> => {
     const messages = requestMessages(req.system, req.messages);
     // The SDK adds an abort listener to the signal it gets and never removes it; a long turn would
@@ -104,19 +169,26 @@ export function createLlmClient(
     if (req.signal?.aborted) child.abort(req.signal.reason);
     req.signal?.addEventListener("abort", forward, { once: true });
     try {
-      const res = await timeModelCall(model, () =>
-        sdk.chat.completions.create(
-          {
-            model,
-            messages,
-            ...(req.tools?.length ? { tools: req.tools } : {}),
-            ...(req.maxTokens ? { max_completion_tokens: req.maxTokens } : {}),
-            ...(req.json ? { response_format: { type: "json_object" as const } } : {}),
-          },
-          { signal: child.signal, maxRetries, headers: requestHeaders(req.tags) },
-        ),
-      );
-      const completion = toCompletion(res, model);
+      const res = await timeModelCall(model, async () => {
+        // A stream that breaks mid-answer is asked again, up to `maxRetries` times; the retries after
+        // a break make one request each, so a call makes at most 1 + 2 x maxRetries requests.
+        for (let broken = 0; ; broken++) {
+          const out = await attempt(model, req, messages, child.signal, broken === 0 ? maxRetries : 0);
+          if (out.completion) return out.completion;
+          const why = out.broken instanceof Error ? out.broken.message : "it ended before its finish reason";
+          if (broken >= maxRetries) {
+            throw new LlmError(
+              "LLM_STREAM_BROKEN",
+              `model ${model}: the answer's stream broke off (${why}), ${broken + 1} time(s)`,
+              undefined,
+              { cause: out.broken },
+            );
+          }
+          log.warn({ model, purpose: req.tags.purpose, err: why }, "model stream broke off; asking again");
+          req.onText?.restart();
+        }
+      });
+      const completion = toCompletion(res, model, req);
       // Accounted under the model asked for (after any fallback, that is main): it is the name
       // prices are configured under, and it keeps metric labels to the two configured models.
       countModelUsage(ledger.record(model, req.tags, completion.usage));

@@ -24,6 +24,8 @@ export type LlmErrorCode =
   | "LLM_CONTEXT_LENGTH"
   | "LLM_SERVER"
   | "LLM_BAD_RESPONSE"
+  /** The answer's stream broke off mid-answer, again on every retry. */
+  | "LLM_STREAM_BROKEN"
   /** No request was made: the user's daily token budget is spent (the message says so, for them). */
   | "LLM_BUDGET";
 

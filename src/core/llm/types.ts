@@ -52,6 +52,20 @@ export interface UsageTags {
   user?: UserKey;
 }
 
+/**
+ * Receives the text of a streamed answer as the model writes it. Called synchronously from the
+ * stream's reader, so it must return at once (adapters schedule their platform calls).
+ */
+export interface TextSink {
+  /** The next piece of the answer's text, in order. */
+  text(delta: string): void;
+  /**
+   * The stream broke and the same request is being made again: the text received so far is void,
+   * and the retry's text starts from the beginning.
+   */
+  restart(): void;
+}
+
 export interface CompletionRequest {
   role: ModelRole;
   system: string;
@@ -62,6 +76,8 @@ export interface CompletionRequest {
   maxTokens?: number;
   /** Ask for a JSON object (`response_format: json_object`) where the endpoint supports it. */
   json?: boolean;
+  /** Where the answer's text goes while it streams (every call streams; most need no sink). */
+  onText?: TextSink;
   tags: UsageTags;
 }
 
