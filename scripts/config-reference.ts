@@ -24,8 +24,9 @@ none. [\`.env.example\`](../.env.example) lists every variable below with its de
 keeps it, the \`Dockerfile\` and \`docker-compose.yml\` in step with this schema.
 
 \`npm start\` with neither \`SLACK_BOT_TOKEN\` nor \`DISCORD_TOKEN\` starts the console chat; with
-either or both, those platforms. Secrets (every variable whose name contains TOKEN, KEY or SECRET)
-are never echoed in errors and are replaced by \`[redacted]\` in logs.
+either or both, those platforms. Secrets (every variable whose name contains TOKEN, KEY or SECRET,
+and every URL, which may carry a password) are never echoed in errors; secrets and the credentials
+of any URL are replaced by \`[redacted]\` in logs and \`/healthz\`.
 `;
 
 /** What a value may be, from the variable's JSON schema. */

@@ -149,7 +149,20 @@ const slackEnv = z.object({
 const serverEnv = z.object({
   NEO_HTTP_PORT: int(0, 65535)
     .default(3000)
-    .describe("Slack's HTTP receiver (`/slack/events`) and `/healthz`, `/metrics`."),
+    .describe("Slack's HTTP receiver (`/slack/events`) and `/healthz` (never `/metrics`)."),
+  NEO_METRICS_PORT: int(0, 65535)
+    .default(9464)
+    .describe("`/metrics` on a server of its own, never on the public port."),
+  NEO_METRICS_HOST: z
+    .string()
+    .min(1)
+    .default("127.0.0.1")
+    .describe("Where `/metrics` listens: loopback by default; any other address needs `NEO_METRICS_TOKEN`."),
+  NEO_METRICS_TOKEN: z
+    .string()
+    .min(16, "at least 16 characters")
+    .optional()
+    .describe("When set, `/metrics` answers only `Authorization: Bearer <token>`."),
   NEO_ADMIN_USER_IDS: csv
     .default([])
     .describe(
@@ -249,7 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? "environment");
     const got = cleaned[name];
-    const secret = /TOKEN|KEY|SECRET/.test(name);
+    // A URL may carry a password (and a malformed one cannot be redacted reliably): never echoed.
+    const secret = /TOKEN|KEY|SECRET|PASSWORD|_URL$/.test(name);
     const shown = got === undefined ? "it is missing" : secret ? "the value given" : `got "${got}"`;
     throw new ConfigError(`${name}: ${issue.message} (${shown})`);
   }
@@ -259,7 +273,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `NEO_SOFT_PCT: must be below NEO_HARD_PCT (${cfg.NEO_SOFT_PCT} >= ${cfg.NEO_HARD_PCT})`,
     );
   }
+  const base = cfg.OPENAI_BASE_URL ? new URL(cfg.OPENAI_BASE_URL) : undefined;
+  if (base && (base.username || base.password) && cfg.OPENAI_API_KEY) {
+    throw new ConfigError(
+      "OPENAI_BASE_URL: carries a user and password while OPENAI_API_KEY is set; requests carry one Authorization header, so keep only one of them",
+    );
+  }
+  if (!isLoopback(cfg.NEO_METRICS_HOST) && !cfg.NEO_METRICS_TOKEN) {
+    throw new ConfigError(
+      `NEO_METRICS_TOKEN: must be set when /metrics listens beyond loopback (NEO_METRICS_HOST is "${cfg.NEO_METRICS_HOST}")`,
+    );
+  }
   return cfg;
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**
@@ -292,5 +321,17 @@ export function secretsOf(cfg: Config): string[] {
     cfg.SLACK_BOT_TOKEN,
     cfg.SLACK_SIGNING_SECRET,
     cfg.SLACK_APP_TOKEN,
+    cfg.NEO_METRICS_TOKEN,
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
+}
+
+/** Configured URLs that may carry credentials (their secret parts are redacted by value too). */
+export function urlsOf(cfg: Config): string[] {
+  return [
+    cfg.REDIS_URL,
+    cfg.OPENAI_BASE_URL,
+    cfg.NEO_EXECUTOR_URL,
+    cfg.SLACK_API_URL,
+    cfg.DISCORD_API_URL,
+  ].filter((u): u is string => typeof u === "string");
 }

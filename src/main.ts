@@ -9,8 +9,9 @@ import { isatty } from "node:tty";
 import { runConsoleMode } from "./app/console.js";
 import { startServer } from "./app/server.js";
 import { createServices, type Services } from "./app/services.js";
-import { type Config, ConfigError, loadConfig, loadEnvFile, secretsOf } from "./config.js";
+import { type Config, ConfigError, loadConfig, loadEnvFile, secretsOf, urlsOf } from "./config.js";
 import { log, redact, registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
+import { urlSecrets } from "./ops/redact.js";
 
 /** How long shutdown waits for write-back and the store after the turns have stopped. */
 const CLOSE_GRACE_MS = 5_000;
@@ -62,7 +63,7 @@ async function main(): Promise<number> {
     if (e instanceof ConfigError) return fail(e.message);
     throw e;
   }
-  registerSecrets(secretsOf(cfg));
+  registerSecrets([...secretsOf(cfg), ...urlsOf(cfg).flatMap(urlSecrets)]);
   if (!cfg.OPENAI_BASE_URL && !cfg.OPENAI_API_KEY) {
     return fail(
       "OPENAI_API_KEY: set it to use OpenAI, or set OPENAI_BASE_URL to a local OpenAI-compatible server (Ollama, vLLM)",

@@ -11,12 +11,12 @@ describe("config", () => {
 
   it("names the variable and what it expects in one line", () => {
     expect(() => loadConfig({ NEO_CONTEXT_WINDOW: "lots" })).toThrow(ConfigError);
-    try {
-      loadConfig({ REDIS_URL: "not a url" });
-    } catch (e) {
-      expect((e as Error).message).toMatch(/^REDIS_URL: .*not a url/);
-      expect((e as Error).message).not.toContain("\n");
-    }
+    expect(() => loadConfig({ NEO_MAX_CONCURRENT_TURNS: "none" })).toThrow(
+      /^NEO_MAX_CONCURRENT_TURNS: .*got "none"/,
+    );
+    expect(() => loadConfig({ REDIS_URL: "not a url" })).toThrow(
+      /^REDIS_URL: Invalid URL \(the value given\)$/,
+    );
     expect(() => loadConfig({ NEO_SOFT_PCT: "95" })).toThrow(/^NEO_SOFT_PCT: must be below NEO_HARD_PCT/);
   });
 
@@ -24,6 +24,37 @@ describe("config", () => {
     expect(() => loadConfig({ OPENAI_BASE_URL: "x", OPENAI_API_KEY: "sk-verysecret" })).toThrow(
       /^OPENAI_BASE_URL/,
     );
+  });
+
+  it("never echoes a URL, which may carry a password, even a malformed one", () => {
+    for (const bad of [
+      "redis://:hunter2-PW@127.0.0.1:99999",
+      "redis//admin:hunter2-PW@cache",
+      "rediss://u:hunter2-PW@ bad",
+    ]) {
+      let message = "";
+      try {
+        loadConfig({ REDIS_URL: bad });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message, bad).toMatch(/^REDIS_URL: /);
+      expect(message, bad).not.toContain("hunter2");
+    }
+  });
+
+  it("keeps /metrics on loopback unless a bearer token guards it", () => {
+    const c = loadConfig({});
+    expect([c.NEO_METRICS_HOST, c.NEO_METRICS_PORT, c.NEO_METRICS_TOKEN]).toEqual([
+      "127.0.0.1",
+      9464,
+      undefined,
+    ]);
+    expect(() => loadConfig({ NEO_METRICS_HOST: "0.0.0.0" })).toThrow(/^NEO_METRICS_TOKEN: must be set/);
+    expect(
+      loadConfig({ NEO_METRICS_HOST: "0.0.0.0", NEO_METRICS_TOKEN: "a".repeat(24) }).NEO_METRICS_HOST,
+    ).toBe("0.0.0.0");
+    expect(loadConfig({ NEO_METRICS_HOST: "::1" }).NEO_METRICS_HOST).toBe("::1");
   });
 
   it("treats empty values as unset and splits admin ids", () => {

@@ -96,11 +96,13 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     : {};
   writeFileSync(manifest, JSON.stringify({ spawnTimeoutMs: 20_000, servers }));
   const httpPort = await freePort();
+  const metricsPort = await freePort();
   const env: Record<string, string> = {
     SLACK_BOT_TOKEN: "xoxb-bench-token",
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
     NEO_HTTP_PORT: String(httpPort),
+    NEO_METRICS_PORT: String(metricsPort),
     DISCORD_TOKEN: discord.token,
     DISCORD_API_URL: discord.apiBase,
     OPENAI_BASE_URL: model.url,
@@ -164,7 +166,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       return counts;
     },
     async metrics(pattern) {
-      const res = await fetch(`http://127.0.0.1:${httpPort}/metrics`).catch(() => null);
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => null);
       const text = res ? await res.text() : "";
       return text.split("\n").filter((l) => !l.startsWith("#") && pattern.test(l));
     },

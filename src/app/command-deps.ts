@@ -2,6 +2,7 @@
 import { ANY_ASSET } from "../core/approvals/caps.js";
 import type { CommandDeps } from "../core/commands/types.js";
 import type { Conversations } from "../core/conversations/types.js";
+import { redact } from "../core/log.js";
 import type { Services } from "./services.js";
 
 export function commandDeps(
@@ -24,18 +25,19 @@ export function commandDeps(
         const warnings = tools.warnings();
         return tools.servers().map((srv) => {
           const last = [...warnings].reverse().find((w) => w.server === srv.alias);
+          // A server's error may quote its URL; what an admin is shown is cleaned like a log line.
           const warning = srv.error ?? last?.message;
           return {
             name: srv.alias,
             ok: srv.status === "ready" || srv.status === "disabled",
             tools: srv.toolCount,
-            ...(warning ? { warning } : {}),
+            ...(warning ? { warning: redact(warning) } : {}),
           };
         });
       },
       reload: async () => {
         await tools.reload();
-        return tools.warnings().map((w) => `${w.server}: ${w.message}`);
+        return tools.warnings().map((w) => redact(`${w.server}: ${w.message}`));
       },
     },
     approvals: { pending: () => s.broker.listPending(), cancel: (id, by) => s.broker.cancel(id, by) },

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.js";
 import type { PlatformAdapter } from "../core/conversations/types.js";
+import { endpointOf } from "../core/llm/endpoint.js";
 import type { McpToolSurface } from "../core/tools/surface.js";
 import type { HealthCheck } from "../ops/health.js";
 import type { Store } from "../store/types.js";
@@ -26,7 +27,9 @@ interface ProbeResult {
  * key. Probed at most every `everyMs`; the cached result is served meanwhile.
  */
 export function modelHealthCheck(cfg: Config, everyMs = 30_000, timeoutMs = 5_000): HealthCheck {
-  const url = `${(cfg.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE).replace(/\/+$/, "")}/models`;
+  // Credentials in the base URL travel as a header; the URL shown in the report has none.
+  const endpoint = endpointOf(cfg.OPENAI_BASE_URL);
+  const url = `${(endpoint.baseURL ?? OPENAI_DEFAULT_BASE).replace(/\/+$/, "")}/models`;
   let last: ProbeResult | undefined;
   let lastAt = 0;
   let inFlight: Promise<ProbeResult> | undefined;
@@ -35,7 +38,7 @@ export function modelHealthCheck(cfg: Config, everyMs = 30_000, timeoutMs = 5_00
     const checkedAt = new Date().toISOString();
     try {
       const res = await fetch(url, {
-        headers: cfg.OPENAI_API_KEY ? { authorization: `Bearer ${cfg.OPENAI_API_KEY}` } : {},
+        headers: cfg.OPENAI_API_KEY ? { authorization: `Bearer ${cfg.OPENAI_API_KEY}` } : endpoint.headers,
         signal: AbortSignal.timeout(timeoutMs),
       });
       await res.body?.cancel();

@@ -1,7 +1,8 @@
 /**
  * Server mode: the conversations layer over the shared services, the Slack and/or Discord adapters
- * the config names, and `/healthz` + `/metrics` on `NEO_HTTP_PORT` (on Slack's HTTP receiver when
- * that runs, else on a small server of its own).
+ * the config names, `/healthz` on `NEO_HTTP_PORT` (on Slack's HTTP receiver when that runs, else on
+ * a small server of its own), and `/metrics` on its own server (`NEO_METRICS_HOST:NEO_METRICS_PORT`,
+ * loopback by default, behind `NEO_METRICS_TOKEN` when set), never on the public port.
  */
 import type { Server } from "node:http";
 import { createDiscordAdapter } from "../adapters/discord/adapter.js";
@@ -13,8 +14,8 @@ import { createConversations } from "../core/conversations/create-conversations.
 import { conversationLimits } from "../core/conversations/limits.js";
 import type { ConversationIO, ConversationsService, PlatformAdapter } from "../core/conversations/types.js";
 import { type ConversationKey, type Platform, parseConversationKey } from "../core/keys.js";
-import { log } from "../core/log.js";
-import { type HealthCheck, opsRoutes } from "../ops/health.js";
+import { log, redact } from "../core/log.js";
+import { type HealthCheck, healthRoute, metricsRoute } from "../ops/health.js";
 import { startOpsServer } from "../ops/http-server.js";
 import { StoreUnavailableError } from "../store/types.js";
 import { commandDeps } from "./command-deps.js";
@@ -25,8 +26,10 @@ export interface NeoServer {
   conversations: ConversationsService;
   adapters: PlatformAdapter[];
   checks: HealthCheck[];
-  /** The port `/healthz` and `/metrics` are served on. */
+  /** The port `/healthz` is served on. */
   httpPort(): number | undefined;
+  /** The port `/metrics` is served on. */
+  metricsPort(): number | undefined;
   /** Stop taking work, let turns reach a cancellation point, stop the adapters. */
   stop(): Promise<void>;
 }
@@ -70,7 +73,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
   });
   const commands: CommandDeps = commandDeps(s, conversations);
   const checks: HealthCheck[] = [];
-  const routes = opsRoutes(checks);
+  const health = healthRoute(checks, redact);
 
   const slack = cfg.SLACK_BOT_TOKEN
     ? createSlackAdapter({
@@ -86,7 +89,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
         access: s.access,
         commands,
         store: s.store,
-        customRoutes: routes,
+        customRoutes: [health],
       })
     : undefined;
   const discord = cfg.DISCORD_TOKEN
@@ -111,32 +114,38 @@ export async function startServer(s: Services): Promise<NeoServer> {
   await startWhenStoreAnswers(() => conversations.start());
   const started: PlatformAdapter[] = [];
   let ops: Server | undefined;
+  let metricsServer: Server | undefined;
   try {
     for (const a of adapters) {
       await a.start();
       started.push(a);
     }
-    // Slack's HTTP receiver serves the ops routes on its own port; otherwise they get a server.
-    if (!(slack && slack.mode === "http")) ops = await startOpsServer(cfg.NEO_HTTP_PORT, routes);
+    // Slack's HTTP receiver serves /healthz on its own port; otherwise it gets a server.
+    if (!(slack && slack.mode === "http")) ops = await startOpsServer(cfg.NEO_HTTP_PORT, [health]);
+    metricsServer = await startOpsServer(
+      cfg.NEO_METRICS_PORT,
+      [metricsRoute(cfg.NEO_METRICS_TOKEN)],
+      cfg.NEO_METRICS_HOST,
+    );
   } catch (err) {
     await conversations.shutdown(0);
     for (const a of started) await a.stop().catch(() => {});
+    if (ops) await closeServer(ops);
     throw err;
   }
-  const httpPort = (): number | undefined => {
-    if (ops) {
-      const addr = ops.address();
-      return typeof addr === "object" && addr ? addr.port : undefined;
-    }
-    return slack?.port();
-  };
-  log.info({ platforms: adapters.map((a) => a.platform), port: httpPort() }, "neo started");
+  const httpPort = (): number | undefined => (ops ? portOf(ops) : slack?.port());
+  const metricsPort = (): number | undefined => (metricsServer ? portOf(metricsServer) : undefined);
+  log.info(
+    { platforms: adapters.map((a) => a.platform), port: httpPort(), metricsPort: metricsPort() },
+    "neo started",
+  );
 
   return {
     conversations,
     adapters,
     checks,
     httpPort,
+    metricsPort,
     async stop() {
       // Turns still post their last status while they wind down, so adapters stop after.
       await conversations.shutdown(cfg.NEO_SHUTDOWN_GRACE_MS);
@@ -145,7 +154,17 @@ export async function startServer(s: Services): Promise<NeoServer> {
           .stop()
           .catch((err: unknown) => log.warn({ err, platform: a.platform }, "adapter stop failed"));
       }
-      if (ops) await new Promise<void>((resolve) => ops!.close(() => resolve()));
+      if (ops) await closeServer(ops);
+      if (metricsServer) await closeServer(metricsServer);
     },
   };
+}
+
+function portOf(server: Server): number | undefined {
+  const addr = server.address();
+  return typeof addr === "object" && addr ? addr.port : undefined;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => server.close(() => resolve()));
 }

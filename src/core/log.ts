@@ -1,8 +1,10 @@
 /**
  * The one logger (pino, JSON lines). Library code logs through `log` or a child of it, never
- * through console. Known secret values are redacted from every line before it is written.
+ * through console. Known secret values, and credentials in any URL, are redacted from every line
+ * before it is written.
  */
 import { type Logger, pino } from "pino";
+import { redactUrls } from "../ops/redact.js";
 
 const secrets = new Set<string>();
 
@@ -11,9 +13,12 @@ export function registerSecrets(values: readonly string[]): void {
   for (const v of values) if (v.length >= 6) secrets.add(v);
 }
 
-/** `text` with every registered secret replaced (for output that does not go through `log`). */
+/**
+ * `text` with every registered secret, and the credentials of every URL, replaced (every log line
+ * goes through it; use it too for output that does not go through `log`).
+ */
 export function redact(text: string): string {
-  let out = text;
+  let out = redactUrls(text);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join("[redacted]");
   return out;
 }

@@ -1,7 +1,8 @@
 /**
  * The one metrics registry (Prometheus text via prom-client). Modules record through `metrics`;
- * `/metrics` renders `registry`. Label values are bounded by what the bot serves (tools, models,
- * users it has answered), never by what a message says.
+ * `/metrics` renders `registry`. Label values are bounded by what the bot is configured with
+ * (tools, models, platforms, outcomes), never by what a message says, and never name a user, a
+ * conversation or a thread: per-user usage is in `/neo status`, only for admins.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -42,22 +43,10 @@ export const metrics = {
     labelNames: ["model", "kind"] as const,
     registers: [registry],
   }),
-  userTokens: new Counter({
-    name: "neo_user_tokens_total",
-    help: "Tokens spent on behalf of each user key.",
-    labelNames: ["user"] as const,
-    registers: [registry],
-  }),
-  userCost: new Counter({
-    name: "neo_user_cost_usd_total",
-    help: "Estimated model cost in USD per user key (from NEO_*_PRICE).",
-    labelNames: ["user"] as const,
-    registers: [registry],
-  }),
-  conversationTokens: new Counter({
-    name: "neo_conversation_tokens_total",
-    help: "Tokens spent per conversation key.",
-    labelNames: ["conversation"] as const,
+  modelCost: new Counter({
+    name: "neo_model_cost_usd_total",
+    help: "Estimated model cost in USD, by model (from NEO_*_PRICE).",
+    labelNames: ["model"] as const,
     registers: [registry],
   }),
   compactions: new Counter({

@@ -1,8 +1,10 @@
 /**
  * The real process end to end: `src/main.ts` with Slack and Discord tokens set, against the fake
- * Slack Web API, the fake Discord, the scripted OpenAI endpoint and the real Redis. It answers on
- * both platforms, serves /healthz and /metrics on NEO_HTTP_PORT (Slack's receiver port), stops
- * cleanly on SIGTERM, and no configured secret ever appears in anything it printed.
+ * Slack Web API, the fake Discord, the scripted OpenAI endpoint (behind basic credentials written
+ * into OPENAI_BASE_URL) and a password-protected redis-server. It answers on both platforms, serves
+ * /healthz on NEO_HTTP_PORT (Slack's receiver port) and /metrics only on NEO_METRICS_PORT behind its
+ * bearer token, stops cleanly on SIGTERM, and no configured secret, URL password included, ever
+ * appears in anything it printed or served. A malformed REDIS_URL stops start-up without its password.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { startFakeSlack } from "../fakes/slack/fake-slack.js";
 import { createSlackSender } from "../fakes/slack/signed-request.js";
 import { envelope, mention, userTs } from "../slack/support/harness.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
+import { killRedisServer, startRedisServer } from "../support/redis-server.js";
 import {
   type ScriptedOpenAI,
   type ScriptedRequest,
@@ -21,10 +24,13 @@ import {
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
 
 const SECRETS = {
-  OPENAI_API_KEY: "sk-test-0penai-SECRET-5f1c9e2a7b",
   SLACK_BOT_TOKEN: "xoxb-111-222-SECRETbottoken9f8e",
   SLACK_SIGNING_SECRET: "signing-SECRET-3c4d5e6f7a8b9c0d",
+  NEO_METRICS_TOKEN: "metrics-SECRET-7d6c5b4a39281706",
 };
+/** Passwords written into URLs: REDIS_URL's and OPENAI_BASE_URL's (basic auth to a model proxy). */
+const REDIS_PASSWORD = "redis-SECRET-pw-0a1b2c3d4e";
+const MODEL_PASSWORD = "model-SECRET-pw-9z8y7x6w5v";
 const nothingDurable = JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null });
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 
@@ -79,17 +85,26 @@ describe.skipIf(!redis.ok)(
           reply: { text: "Hello from Neo on Discord." },
         },
       );
-      const port = await freePort();
-      const secrets = { ...SECRETS, DISCORD_TOKEN: discord.token };
+      const [port, metricsPort, redisPort] = [await freePort(), await freePort(), await freePort()];
+      const privateRedis = await startRedisServer(redisPort, REDIS_PASSWORD);
+      cleanups.push(() => killRedisServer(privateRedis));
+      const secrets = {
+        ...SECRETS,
+        DISCORD_TOKEN: discord.token,
+        REDIS_PASSWORD,
+        MODEL_PASSWORD,
+      };
       const bot: BotProcess = startBot({
-        ...secrets,
-        OPENAI_BASE_URL: ep.url,
+        ...SECRETS,
+        DISCORD_TOKEN: discord.token,
+        OPENAI_BASE_URL: ep.url.replace("http://", `http://neo:${MODEL_PASSWORD}@`),
         SLACK_API_URL: slack.apiUrl,
         DISCORD_API_URL: discord.apiBase,
-        REDIS_URL: redis.url,
+        REDIS_URL: `redis://default:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
         NEO_KEY_PREFIX: uniquePrefix("process-e2e"),
         NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-e2e-")),
         NEO_HTTP_PORT: String(port),
+        NEO_METRICS_PORT: String(metricsPort),
         NEO_INSTANCE_ID: "e2e",
         NEO_LOG_LEVEL: "debug",
       });
@@ -99,11 +114,15 @@ describe.skipIf(!redis.ok)(
       await bot.waitForLog((l) => l.msg === "neo started", "start-up");
       const base = `http://127.0.0.1:${port}`;
 
-      // Health: every component reported, all ok.
+      // Health: every component reported, all ok (the model through its basic credentials).
       const health = await fetch(`${base}/healthz`);
-      const report = (await health.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      const healthText = await health.text();
+      const report = JSON.parse(healthText) as { status: string; checks: Record<string, { ok: boolean }> };
       expect(Object.keys(report.checks).sort()).toEqual(["discord", "mcp", "model", "slack", "store"]);
-      expect(report).toMatchObject({ status: "ok" });
+      expect(report).toMatchObject({
+        status: "ok",
+        checks: { model: { detail: { url: `${ep.url}/models` } } },
+      });
       expect(health.status).toBe(200);
 
       // Slack: a signed mention is answered in its thread; a forged one is refused.
@@ -140,8 +159,18 @@ describe.skipIf(!redis.ok)(
         "both turns ended",
       );
 
-      // Metrics in Prometheus text: the turns and the inbound messages of both platforms are counted.
-      const metrics = await fetch(`${base}/metrics`);
+      // Metrics: not on the public port; on their own port, only with the bearer token.
+      expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+      expect((await fetch(metricsUrl)).status).toBe(401);
+      expect(
+        (await fetch(metricsUrl, { headers: { authorization: "Bearer wrong-token-of-some-length" } })).status,
+      ).toBe(401);
+      const metrics = await fetch(metricsUrl, {
+        headers: { authorization: `Bearer ${SECRETS.NEO_METRICS_TOKEN}` },
+      });
+      expect(metrics.status).toBe(200);
+      // In Prometheus text: the turns and the inbound messages of both platforms are counted.
       expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
       const text = await metrics.text();
       for (const name of [
@@ -189,14 +218,32 @@ describe.skipIf(!redis.ok)(
       expect(await bot.exit).toBe(0);
       expect(bot.logLines().some((l) => l.msg === "shutting down")).toBe(true);
 
-      // Nothing the process printed carries a configured secret.
+      // Nothing the process printed or served carries a configured secret; no label names a user or thread.
       const everything = bot.output();
       expect(everything.length).toBeGreaterThan(1000);
       for (const [name, value] of Object.entries(secrets)) {
         expect(everything.includes(value), `${name} appears in the output`).toBe(false);
+        expect(healthText.includes(value), `${name} appears in /healthz`).toBe(false);
+        expect(text.includes(value), `${name} appears in /metrics`).toBe(false);
       }
+      expect(text).not.toMatch(/\b(user|conversation|thread|channel)="/);
+      for (const id of ["UANN", discord.alice.id, dm.id, ts]) expect(text, id).not.toContain(id);
       // Every request the bot made to the model kept the protocol's invariants; both answers were used.
       ep.verify();
+      const basic = `Basic ${Buffer.from(`neo:${MODEL_PASSWORD}`).toString("base64")}`;
+      expect(ep.requests.every((r) => r.authorization === basic)).toBe(true);
+    });
+
+    it("stops on a malformed REDIS_URL with one line that names it and not its password", async () => {
+      const bot = startBot({
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+        DISCORD_TOKEN: "discord-token-unused",
+        REDIS_URL: `redis://default:${REDIS_PASSWORD}@127.0.0.1:99999`,
+      });
+      expect(await bot.exit).toBe(1);
+      const out = bot.output();
+      expect(out.trim()).toBe("REDIS_URL: Invalid URL (the value given)");
+      expect(out).not.toContain(REDIS_PASSWORD);
     });
   },
 );

@@ -48,6 +48,33 @@ describe("two-model client", () => {
     expect(ledger.total().costUsd).toBeCloseTo((100 * 2 + 20 * 8) / 1_000_000, 12);
   });
 
+  it("sends credentials written into OPENAI_BASE_URL as basic auth, never in a URL", async () => {
+    ep = await startScriptedOpenAI([{ reply: { text: "ok" } }]);
+    const withCredentials = ep.url.replace("http://", "http://proxy-user:pa%40ss-SECRET@");
+    const { llm } = createLlmForTest({ url: withCredentials }, { OPENAI_API_KEY: "" });
+    expect((await llm.complete(req())).content).toBe("ok");
+    const basic = Buffer.from("proxy-user:pa@ss-SECRET").toString("base64");
+    expect(ep.requests[0]!.authorization).toBe(`Basic ${basic}`);
+    // A connection error names the endpoint without its credentials.
+    const dead = createLlmForTest(
+      { url: "http://proxy-user:pa%40ss-SECRET@127.0.0.1:1/v1" },
+      { OPENAI_API_KEY: "" },
+    );
+    const err = await dead.llm.complete(req()).then(
+      () => undefined,
+      (e: unknown) => e as LlmError,
+    );
+    expect(err).toBeInstanceOf(LlmError);
+    expect(`${err?.message} ${String((err?.cause as Error | undefined)?.message)}`).not.toContain("SECRET");
+  });
+
+  it("refuses credentials in OPENAI_BASE_URL beside OPENAI_API_KEY (one Authorization header)", async () => {
+    ep = await startScriptedOpenAI([]);
+    expect(() => createLlmForTest({ url: "http://u:p@127.0.0.1:1/v1" })).toThrow(
+      /^OPENAI_BASE_URL: carries a user and password while OPENAI_API_KEY is set/,
+    );
+  });
+
   it("falls back to the main model when the cheap model fails, with one cheap attempt only", async () => {
     ep = await startScriptedOpenAI([
       { expect: (r) => expect(r.model).toBe("mini"), reply: { kind: "error", status: 500 } },

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
-import { opsRoutes } from "../../src/ops/health.js";
+import { healthRoute } from "../../src/ops/health.js";
 import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
 
 describe("Slack mentions and DMs", () => {
@@ -202,11 +202,12 @@ describe("Slack mentions and DMs", () => {
     expect(seen).not.toContain("bot noise");
   });
 
-  it("serves mounted ops routes on the receiver's port", async () => {
-    h = await startHarness({ customRoutes: opsRoutes([{ name: "slack", check: () => ({ ok: true }) }]) });
+  it("serves a mounted /healthz on the receiver's port, and no /metrics there", async () => {
+    h = await startHarness({ customRoutes: [healthRoute([{ name: "slack", check: () => ({ ok: true }) }])] });
     const res = await fetch(`http://127.0.0.1:${h.adapter.port()}/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "ok", checks: { slack: { ok: true } } });
+    expect((await fetch(`http://127.0.0.1:${h.adapter.port()}/metrics`)).status).toBe(404);
   });
 
   it("ignores denied users, bot messages, edits and Neo's own posts, with a debug line saying why", async () => {

@@ -8,8 +8,9 @@ import { type ChildProcess, spawn } from "node:child_process";
  * `redis-server` arguments for a private server on `port`: no snapshots; an append-only file with
  * every write synced in `persistDir` when given (as compose runs it), else nothing on disk.
  */
-export function redisServerArgs(port: number, persistDir?: string): string[] {
+export function redisServerArgs(port: number, persistDir?: string, password?: string): string[] {
   return [
+    ...(password ? ["--requirepass", password] : []),
     "--port",
     String(port),
     "--bind",
@@ -22,9 +23,9 @@ export function redisServerArgs(port: number, persistDir?: string): string[] {
   ];
 }
 
-/** Start one on `port`; resolves once it accepts connections. */
-export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", redisServerArgs(port));
+/** Start one on `port` (requiring `password` when given); resolves once it accepts connections. */
+export async function startRedisServer(port: number, password?: string): Promise<ChildProcess> {
+  const child = spawn("redis-server", redisServerArgs(port, undefined, password));
   await new Promise<void>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (d: Buffer) => {

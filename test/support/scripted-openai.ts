@@ -44,6 +44,8 @@ export interface ScriptedRequest {
   tools: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   conversation: string | null;
   purpose: string | null;
+  /** The Authorization header as received (bearer key, or basic credentials from the base URL). */
+  authorization: string | null;
   body: Record<string, unknown>;
   /** True once the client closed the connection before the answer (cancellation). */
   aborted: boolean;
@@ -270,6 +272,7 @@ export async function startScriptedOpenAI(
       tools: (body.tools ?? []) as ScriptedRequest["tools"],
       conversation: header(req, CONVERSATION_HEADER),
       purpose: header(req, PURPOSE_HEADER),
+      authorization: header(req, "authorization"),
       body,
       aborted: false,
       status: 0,

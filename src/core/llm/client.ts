@@ -26,6 +26,7 @@ import type { Config } from "../../config.js";
 import { estimateTokens } from "../budget/estimate.js";
 import { log } from "../log.js";
 import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
+import { endpointOf } from "./endpoint.js";
 import { BudgetExceededError, LlmError, toLlmError } from "./errors.js";
 import { countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
@@ -114,10 +115,13 @@ export function createLlmClient(
   opts: LlmClientOptions = {},
 ): LlmClient {
   const { gate } = opts;
+  const endpoint = endpointOf(cfg.OPENAI_BASE_URL);
   const sdk = new OpenAI({
     // The SDK insists on a key; local servers (Ollama, vLLM) accept any, so a placeholder is honest.
     apiKey: cfg.OPENAI_API_KEY ?? "no-key",
-    baseURL: cfg.OPENAI_BASE_URL,
+    baseURL: endpoint.baseURL,
+    // Basic credentials from the URL replace the (placeholder) bearer key; config refuses both.
+    defaultHeaders: endpoint.headers,
     maxRetries: cfg.NEO_LLM_MAX_RETRIES,
     timeout: cfg.NEO_LLM_TIMEOUT_MS,
   });

@@ -1,6 +1,6 @@
 /**
  * Model-call metrics, recorded by the client (the one place model calls happen): latency per call
- * by model, and tokens by model, user and conversation from each ledger entry.
+ * by model, and tokens and cost by model from each ledger entry.
  */
 import { APIUserAbortError } from "openai";
 import { metrics } from "../../ops/metrics.js";
@@ -23,15 +23,10 @@ export async function timeModelCall<T>(model: string, call: () => Promise<T>): P
   }
 }
 
-/** Tokens (and cost) of one recorded call. */
+/** Tokens and cost of one recorded call, by model (never by user or conversation: ids stay out of labels). */
 export function countModelUsage(e: UsageEntry): void {
   const { promptTokens, completionTokens } = e.usage;
-  const tokens = promptTokens + completionTokens;
   metrics.modelTokens.inc({ model: e.model, kind: "prompt" }, promptTokens);
   metrics.modelTokens.inc({ model: e.model, kind: "completion" }, completionTokens);
-  if (e.tags.user) {
-    metrics.userTokens.inc({ user: e.tags.user }, tokens);
-    metrics.userCost.inc({ user: e.tags.user }, e.costUsd);
-  }
-  if (e.tags.conversation) metrics.conversationTokens.inc({ conversation: e.tags.conversation }, tokens);
+  metrics.modelCost.inc({ model: e.model }, e.costUsd);
 }

@@ -33,8 +33,15 @@ export async function freePort(): Promise<number> {
 
 export function startBot(env: Record<string, string>): BotProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    // Only what is given: nothing leaks in from the test environment.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NEO_ENV_FILE: "off", ...env },
+    // Only what is given: nothing leaks in from the test environment. /metrics on a free port
+    // unless a test names one (several bots run at once; the default 9464 would collide).
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NEO_ENV_FILE: "off",
+      NEO_METRICS_PORT: "0",
+      ...env,
+    },
     cwd: process.cwd(),
   });
   let stdout = "";
