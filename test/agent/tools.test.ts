@@ -85,7 +85,7 @@ describe("agent loop: tool calls and the recovery ladder", () => {
     const res = await agent.chat(input("quote a transfer"), ctx);
     expect(res.status).toBe("partial");
     expect(tools.calls.filter((c) => c.name === "transfer_quote")).toHaveLength(3); // 1 error + 2 adapt attempts
-    expect(res.text).toMatch(/• transfer_quote kept failing \(3 errors\)/);
+    expect(res.text).toMatch(/• transfer_quote returned errors in 3 of my attempts \(3 errors in all\)/);
     expect(res.text).toContain("• price (1 ok)");
     // The last error result is in the transcript before the partial: every call has its result.
     const last = agent.state().working.slice(-2);

@@ -18,6 +18,7 @@ import { modelTroubleText } from "./model-trouble.js";
 import { cutOffReply, EMPTY_NUDGE, LENGTH_NUDGE } from "./notes.js";
 import { recordStep, recordTurnEnd } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
+import { createAdaptCounter, createStallCheck } from "./progress.js";
 import { buildSystemBody, withBudgetStat } from "./prompt.js";
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
@@ -36,11 +37,6 @@ export interface Agent {
   state(): AgentState;
   /** Compact the window now (hard/soft from the loop; manual from `/neo compact`). */
   compact(reason: CompactionReason, ctx: TurnContext): Promise<void>;
-}
-
-/** Same tool names and arguments, in the same order. */
-function batchKey(calls: Completion["toolCalls"]): string {
-  return JSON.stringify(calls.map((c) => [c.function.name, c.function.arguments]));
 }
 
 export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
@@ -95,9 +91,8 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     const toolCtx: ToolCallContext = { ...ctx, speaker: input.speaker };
     const ladder = { maxRetries: limits.maxRetriesPerTool, baseMs: limits.toolRetryBaseMs ?? 250 };
     const done: ToolRecord[] = [];
-    const errorsByTool = new Map<string, number>();
-    let lastBatch = "";
-    let repeats = 0;
+    const adapt = createAdaptCounter(limits.maxAdaptAttempts);
+    const progressCheck = createStallCheck(limits.noProgressStall);
     let emptyNudged = false;
     let overflowed = false;
     let narration = "";
@@ -202,14 +197,10 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         return answered;
       }
 
-      // The same batch again and again is no progress: once it has been repeated noProgressStall
-      // times, stop without running that repeat (the model's batch is dropped, not half-recorded).
-      const key = batchKey(res.toolCalls);
-      repeats = key === lastBatch ? repeats + 1 : 0;
-      lastBatch = key;
-      if (repeats >= limits.noProgressStall) {
-        return stop({ kind: "stall", tool: res.toolCalls[0]!.function.name, repeats: repeats + 1 });
-      }
+      // The same calls after they returned the same results noProgressStall times in a row are no
+      // progress: stop without running them again (the batch is dropped, not half-recorded).
+      const stalled = progressCheck.before(res.toolCalls);
+      if (stalled) return stop(stalled);
 
       const assistant: AssistantMessage = {
         role: "assistant",
@@ -217,7 +208,11 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         tool_calls: res.toolCalls,
       };
       await append(assistant, ctx);
-      if (res.content?.trim()) narration = res.content;
+      // Text sent with tool calls is interim narration: shown as Status, not as an answer.
+      if (res.content?.trim()) {
+        narration = res.content;
+        await ctx.reporter.status(res.content.trim());
+      }
 
       let outcomes: Awaited<ReturnType<typeof runToolBatch>>;
       try {
@@ -229,18 +224,14 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         }
         throw e;
       }
-      let exhausted: StopReason | null = null;
       for (const { call, result } of outcomes) {
         const msg: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content };
         await append(msg, ctx);
         done.push({ name: call.function.name, ok: !result.isError });
-        if (!result.isError) continue;
-        const errors = (errorsByTool.get(call.function.name) ?? 0) + 1;
-        errorsByTool.set(call.function.name, errors);
-        if (errors > limits.maxAdaptAttempts && !exhausted) {
-          exhausted = { kind: "adapt_exhausted", tool: call.function.name, errors };
-        }
       }
+      progressCheck.after(outcomes);
+      // Rung 2 counts attempts: the whole batch is one, and the model has seen every error of it.
+      const exhausted = adapt.attempt(outcomes);
       if (exhausted) return stop(exhausted);
 
       // Cancellation point: messages that arrived meanwhile join the transcript before the next call.

@@ -10,8 +10,10 @@ export interface ToolRecord {
 
 export type StopReason =
   | { kind: "step_budget"; budget: number }
+  /** The same calls came back `repeats` times in a row; the runs before returned the same results. */
   | { kind: "stall"; tool: string; repeats: number }
-  | { kind: "adapt_exhausted"; tool: string; errors: number }
+  /** `tool` returned errors in `attempts` of the model's attempts (`errors` errors in all). */
+  | { kind: "adapt_exhausted"; tool: string; attempts: number; errors: number }
   | { kind: "no_answer" };
 
 function why(r: StopReason): string {
@@ -19,9 +21,12 @@ function why(r: StopReason): string {
     case "step_budget":
       return `I reached my step limit (${r.budget} steps) before finishing`;
     case "stall":
-      return `I was repeating the same call (${renderToolCall(r.tool)}, ${r.repeats} times in a row) without making progress, so I stopped`;
+      return `I was repeating the same call (${renderToolCall(r.tool)}, ${r.repeats} times in a row) and it returned the same result each time, so I stopped`;
     case "adapt_exhausted":
-      return `${renderToolCall(r.tool)} kept failing (${r.errors} errors) even after I changed my approach, so I stopped`;
+      return (
+        `${renderToolCall(r.tool)} returned errors in ${r.attempts} of my attempts (${r.errors} error${r.errors === 1 ? "" : "s"} in all); ` +
+        `I read the errors and tried again ${r.attempts - 1} time${r.attempts === 2 ? "" : "s"} without success, so I stopped`
+      );
     case "no_answer":
       return "I could not produce an answer";
   }
