@@ -126,6 +126,7 @@ const limits = {
   maxRetriesPerTool: 3,
   maxAdaptAttempts: 2,
   maxOutputTokens: 1024,
+  summaryPct: 20,
 };
 
 /** Per-step wall time: the gap between consecutive model calls of a turn (the model answers at once). */

@@ -67,14 +67,23 @@ const loopEnv = z.object({
   NEO_STEP_BUDGET: int(1).default(40).describe("Model calls per turn before it ends with an honest partial."),
   NEO_NO_PROGRESS_STALL: int(1)
     .default(3)
-    .describe("The same tool batch repeated this many times ends the turn as stalled."),
+    .describe(
+      "The same tool calls returning the same results this many times in a row end the turn as stalled (a poll whose result changes is progress).",
+    ),
   NEO_REFAULT_EVERY: int(1).default(6).describe("Steps between re-reads of the user's memory during a turn."),
   NEO_MAX_RETRIES_PER_TOOL: int(0)
     .default(3)
     .describe("Retries, with backoff, of a tool call that failed in transport."),
   NEO_MAX_ADAPT_ATTEMPTS: int(0)
     .default(2)
-    .describe("Tool errors per tool handed back to the model to adapt before the tool is given up."),
+    .describe(
+      "Further attempts the model gets after a tool returned errors (a batch of calls is one attempt) before the turn ends with an honest partial.",
+    ),
+  NEO_SUMMARY_PCT: pct
+    .default(20)
+    .describe(
+      "Cap of the consolidated summary, in % of the window: the summarizer writes at most half of it; identifiers it left out fill the rest, newest first, and older ones move out (still found with `conversation_lookup`).",
+    ),
   NEO_RECALL_TURNS: int(0)
     .default(16)
     .describe(

@@ -16,6 +16,7 @@ import { type CoreExecute, createCoreExecute } from "../core/approvals/core-exec
 import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
 import type { Executor } from "../core/approvals/executor.js";
 import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
+import { createConversationLookup } from "../core/conversations/lookup.js";
 import { createLlmClient } from "../core/llm/client.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
@@ -82,6 +83,7 @@ export async function createServices(cfg: Config): Promise<Services> {
       return coreExecute(intent, ctx);
     },
     memoryRecall: (query, ctx) => memory.memoryRecall(query, ctx),
+    conversationLookup: createConversationLookup(store),
   });
   const executor = cfg.NEO_EXECUTOR_URL
     ? createRemoteExecutor({

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/core/agent/agent.js";
 import { COMPACTION_NOTICE } from "../../src/core/compaction/compact.js";
-import { PRESERVED_HEADING } from "../../src/core/compaction/entropy.js";
 import { compactionNumber } from "../../src/core/compaction/marker.js";
+import { PRESERVED_HEADING } from "../../src/core/compaction/preserved.js";
 import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import {
   type ScriptedOpenAI,
@@ -118,6 +118,42 @@ describe("agent loop: compaction", () => {
       { role: "user", content: LONG_ASK },
       { role: "assistant", content: "fresh window" },
     ]);
+  });
+
+  it("each identifier shape (short SHA, e-mail, file name, URL, tx hash) survives two compactions verbatim", async () => {
+    const shapes = {
+      sha: "9c1e4b7",
+      longSha: "4f2a9e0c7b13",
+      email: "dana.ops+billing@acme-payments.co",
+      file: "settlement-2026-11.xlsx",
+      url: "https://ci.example.dev/runs/88213?attempt=2",
+      tx: `0x${randomBytes(32).toString("hex")}`,
+    };
+    const filler = ledgerPage(9).repeat(4); // pushes the result out of the kept tail
+    const tools = testTools({
+      build_info: () => ({
+        content: `${filler}\nbuilt ${shapes.sha} (full ${shapes.longSha}); mailed ${shapes.email} the ${shapes.file}; logs at ${shapes.url}; paid in ${shapes.tx}`,
+        isError: false,
+      }),
+    });
+    ep = await startScriptedOpenAI();
+    ep.fallback((r) => {
+      if (isCompaction(r)) return { text: SUMMARY };
+      if (r.messages.at(-1)?.role === "tool") return { text: "Build checked." };
+      return String(r.messages.at(-1)?.content).includes("build")
+        ? { toolCalls: [{ name: "build_info", arguments: {} }] }
+        : { text: "Noted." };
+    });
+    const agent = createAgent(testDeps(ep, { tools, limits: { contextWindow: 4000 } }));
+    const ctx = testContext();
+    await agent.chat(input("check the build"), ctx);
+    await agent.compact("manual", ctx);
+    await agent.chat(input(`anything else? ${"Nothing urgent. ".repeat(60)}`), ctx);
+    await agent.compact("manual", ctx);
+    const { summary, working } = agent.state();
+    expect(compactionNumber(summary)).toBe(2);
+    expect(JSON.stringify(working)).not.toContain(shapes.tx);
+    for (const id of Object.values(shapes)) expect(summary).toContain(`- ${id}`);
   });
 
   it("uses the main model to summarize when the cheap model fails, and compacts softly after an answer", async () => {

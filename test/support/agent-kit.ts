@@ -166,6 +166,7 @@ export function testLimits(over: Partial<AgentLimits> = {}): AgentLimits {
     maxRetriesPerTool: 3,
     maxAdaptAttempts: 2,
     maxOutputTokens: 1024,
+    summaryPct: 20,
     toolRetryBaseMs: 1,
     ...over,
   };

@@ -65,6 +65,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       summary,
       reason,
       contextWindow: limits.contextWindow,
+      summaryPct: limits.summaryPct,
       llm: deps.llm,
       tags: tags ?? { purpose: "compaction", conversation: ctx.conversation },
       signal: ctx.signal,

@@ -13,5 +13,6 @@ export function limitsFromConfig(cfg: Config): AgentLimits {
     maxRetriesPerTool: cfg.NEO_MAX_RETRIES_PER_TOOL,
     maxAdaptAttempts: cfg.NEO_MAX_ADAPT_ATTEMPTS,
     maxOutputTokens: cfg.NEO_MAX_OUTPUT_TOKENS,
+    summaryPct: cfg.NEO_SUMMARY_PCT,
   };
 }

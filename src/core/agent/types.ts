@@ -79,6 +79,8 @@ export interface AgentLimits {
   maxRetriesPerTool: number;
   maxAdaptAttempts: number;
   maxOutputTokens: number;
+  /** The consolidated summary's cap, in percent of the window (`NEO_SUMMARY_PCT`). */
+  summaryPct: number;
   /** First backoff of the tool retry rung, doubled per retry (default 250 ms). */
   toolRetryBaseMs?: number;
 }

@@ -5,10 +5,12 @@
 
 import { metrics } from "../../ops/metrics.js";
 import { messagesTokens } from "../budget/budget.js";
+import { estimateTokens } from "../budget/estimate.js";
 import type { LlmClient, Message, UsageTags } from "../llm/types.js";
 import { log } from "../log.js";
-import { transcriptText, validateSummary } from "./entropy.js";
+import { transcriptText } from "./entropy.js";
 import { compactionMarker, compactionNumber } from "./marker.js";
+import { keepTrustContract, splitSummary } from "./preserved.js";
 import { compactionCut, safeTailStart } from "./safe-tail.js";
 import { renderHistory, summarize } from "./summarize.js";
 
@@ -41,6 +43,8 @@ export interface CompactionInput {
   summary: string | null;
   reason: CompactionReason;
   contextWindow: number;
+  /** The summary's cap, in percent of the window (`NEO_SUMMARY_PCT`). */
+  summaryPct: number;
   llm: LlmClient;
   tags: UsageTags;
   signal: AbortSignal;
@@ -52,31 +56,49 @@ export interface CompactionOutcome {
   kept: Message[];
   /** True when the summarizer failed and the safe tail was kept instead. */
   degraded: boolean;
-  /** Identifiers the summarizer dropped and validation re-appended. */
-  restored: string[];
+  /** Identifiers the summarizer dropped that the preserved list carries, newest first. */
+  preserved: string[];
+  /** Identifiers that no longer fit in the summary (still in the conversation's log). */
+  movedOut: string[];
+}
+
+/** The summary's cap in tokens; the summarizer may write half of it, the preserved list fills the rest. */
+export function summaryCapTokens(contextWindow: number, summaryPct: number): number {
+  return Math.floor((contextWindow * summaryPct) / 100);
 }
 
 export async function compactWindow(input: CompactionInput): Promise<CompactionOutcome> {
   const n = compactionNumber(input.summary) + 1;
   const marker = compactionMarker(n, input.reason);
+  const cap = summaryCapTokens(input.contextWindow, input.summaryPct);
   const keep = Math.floor(input.contextWindow * KEEP_TAIL_FRACTION);
   const cut = compactionCut(input.working, keep, input.reason !== "hard");
   const compacted = input.working.slice(0, cut);
+  const previous = splitSummary(input.summary);
+  /** The written part plus the identifiers it dropped, within what is left of the cap. */
+  const contract = (body: string, history: readonly Message[]) =>
+    keepTrustContract({
+      body,
+      previous: input.summary,
+      compacted: transcriptText(history),
+      budgetTokens: cap - estimateTokens(`${marker}\n${body}`),
+    });
   try {
     const body = await summarize(
       input.llm,
-      renderHistory(input.summary, compacted),
+      renderHistory(previous.body || null, compacted),
       input.tags,
       input.signal,
+      Math.max(256, Math.floor(cap / 2)),
     );
-    const history = `${input.summary ?? ""}\n${transcriptText(compacted)}`;
-    const { summary, restored } = validateSummary(body, history);
+    const out = contract(body, compacted);
     metrics.compactions.inc({ reason: input.reason, result: "summary" });
     return {
-      summary: `${marker}\n${summary}`,
+      summary: `${marker}\n${out.summary}`,
       kept: keptTail(input.working.slice(cut)),
       degraded: false,
-      restored,
+      preserved: out.preserved,
+      movedOut: out.movedOut,
     };
   } catch (e) {
     if (input.signal.aborted) throw e;
@@ -87,19 +109,19 @@ export async function compactWindow(input: CompactionInput): Promise<CompactionO
     );
     // The earlier summary still describes what came before it; the dropped messages are named as lost,
     // and their identifiers are still carried verbatim (the trust contract needs no model).
-    const earlier = input.summary ? `\n${input.summary.split("\n").slice(1).join("\n")}` : "";
     const lost =
       start > 0 ? `Summary unavailable: ${start} earlier messages were dropped.` : "Summary unavailable.";
-    const { summary, restored } = validateSummary(
-      `${lost}${earlier}`,
-      transcriptText(input.working.slice(0, start)),
+    const out = contract(
+      `${lost}${previous.body ? `\n${previous.body}` : ""}`,
+      input.working.slice(0, start),
     );
     metrics.compactions.inc({ reason: input.reason, result: "safe_tail" });
     return {
-      summary: `${marker}\n${summary}`,
+      summary: `${marker}\n${out.summary}`,
       kept: keptTail(input.working.slice(start)),
       degraded: true,
-      restored,
+      preserved: out.preserved,
+      movedOut: out.movedOut,
     };
   }
 }

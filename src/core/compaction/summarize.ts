@@ -10,11 +10,11 @@ export const COMPACTION_SYSTEM_PROMPT = `You consolidate an agent's working hist
 Write exactly these six sections, each starting at the beginning of a line:
 GOAL: <the task being pursued>
 DECISIONS: <choices made, each with a one-line why>
-ARTIFACTS: <files / addresses / tx hashes / IDs produced or referenced, verbatim>
+ARTIFACTS: <the files / addresses / tx hashes / IDs that matter for the goal, verbatim, each with what it is>
 OPEN: <unresolved questions or blockers>
 LAST_RESULTS: <still-relevant tool outputs worth carrying forward>
 NEXT: <the planned next step(s)>
-Copy every identifier (ids, 0x addresses, transaction hashes, URLs, paths, long numbers) character for character. Write nothing else.`;
+Copy identifiers (ids, 0x addresses, transaction hashes, URLs, e-mail addresses, paths, file names, long numbers) character for character. You need not list every identifier: the runtime carries the ones you leave out separately. Be brief. Write nothing else.`;
 
 /** Longest slice of one message shown to the summarizer; identifiers beyond it are restored by validation. */
 const MAX_CHARS_PER_MESSAGE = 4000;
@@ -25,7 +25,10 @@ function clip(text: string): string {
     : text;
 }
 
-/** The history as plain text for the summarizer. */
+/**
+ * The history as plain text for the summarizer. `previousSummary` is the written part only: the
+ * preserved identifiers are carried by the runtime, not copied by the model.
+ */
 export function renderHistory(previousSummary: string | null, messages: readonly Message[]): string {
   const lines: string[] = [];
   if (previousSummary) lines.push(`PREVIOUS SUMMARY:\n${previousSummary}\n`);
@@ -45,18 +48,23 @@ export class SummaryError extends Error {
   readonly code = "BAD_SUMMARY";
 }
 
-/** Ask the cheap model for a summary. Throws `SummaryError` if the answer lacks the schema. */
+/**
+ * Ask the cheap model for a summary of at most `maxTokens`. Throws `SummaryError` if the answer
+ * lacks the schema or was cut off.
+ */
 export async function summarize(
   llm: LlmClient,
   history: string,
   tags: UsageTags,
   signal: AbortSignal,
+  maxTokens: number,
 ): Promise<string> {
   const res = await llm.complete({
     role: "cheap",
     system: COMPACTION_SYSTEM_PROMPT,
     messages: [{ role: "user", content: history }],
     signal,
+    maxTokens,
     tags: { ...tags, purpose: "compaction" },
   });
   const text = (res.content ?? "").trim();

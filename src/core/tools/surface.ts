@@ -3,6 +3,7 @@
  * names, advertised schemas and dispatch. See `createToolSurface`.
  */
 
+import type { z } from "zod";
 import type { ToolSchema } from "../llm/types.js";
 import { log } from "../log.js";
 import { classifyTool, effectivePatterns, type ToolClass } from "./classify.js";
@@ -13,13 +14,21 @@ import { renderResult, truncateResult } from "./render.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
 import { createServerConnection, type ServerConnection, type ServerInfo } from "./server-connection.js";
 import {
+  conversationLookupArgs,
+  conversationLookupSchema,
   coreExecuteArgs,
   coreExecuteSchema,
   describeArgsError,
   memoryRecallArgs,
   memoryRecallSchema,
 } from "./synthetic.js";
+
+const intentArg = coreExecuteArgs.transform((a) => a.intent);
+const queryArg = memoryRecallArgs.transform((a) => a.query);
+const lookupArg = conversationLookupArgs.transform((a) => a.query);
+
 import {
+  CONVERSATION_LOOKUP_TOOL,
   CORE_EXECUTE_TOOL,
   MEMORY_RECALL_TOOL,
   type ToolCallContext,
@@ -57,6 +66,8 @@ export interface ToolSurfaceOptions {
   coreExecute?: SyntheticDelegate;
   /** `memory_recall(query)` delegate. `memory_recall` is advertised only when this is given. */
   memoryRecall?: SyntheticDelegate;
+  /** `conversation_lookup(query)` delegate (the conversation log); advertised only when given. */
+  conversationLookup?: SyntheticDelegate;
 }
 
 /** One bound MCP tool (`/neo tools`). */
@@ -164,7 +175,12 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     const sorted = [...next.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     natural = sorted.filter((b) => b.class === "natural").map((b) => b.schema);
     escalate = sorted.filter((b) => b.class === "escalate").map((b) => b.schema);
-    advertised = [...natural, coreExecuteSchema, ...(opts.memoryRecall ? [memoryRecallSchema] : [])];
+    advertised = [
+      ...natural,
+      coreExecuteSchema,
+      ...(opts.memoryRecall ? [memoryRecallSchema] : []),
+      ...(opts.conversationLookup ? [conversationLookupSchema] : []),
+    ];
   }
 
   async function startAll(): Promise<void> {
@@ -207,28 +223,25 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
 
   /** Names the model may reach; anything else is counted under one label (bounded cardinality). */
   const labelOf = (name: string): string =>
-    name === CORE_EXECUTE_TOOL || (name === MEMORY_RECALL_TOOL && opts.memoryRecall) || bound.has(name)
+    name === CORE_EXECUTE_TOOL ||
+    (name === MEMORY_RECALL_TOOL && opts.memoryRecall) ||
+    (name === CONVERSATION_LOOKUP_TOOL && opts.conversationLookup) ||
+    bound.has(name)
       ? name
       : UNKNOWN_TOOL_LABEL;
 
-  async function coreExecute(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
-    const parsed = coreExecuteArgs.safeParse(args);
-    if (!parsed.success)
-      return { content: describeArgsError(CORE_EXECUTE_TOOL, parsed.error), isError: true };
-    if (!opts.coreExecute)
-      return { content: "core_execute is not available in this deployment", isError: true };
-    return cut(await opts.coreExecute(parsed.data.intent, ctx));
-  }
-
-  async function memoryRecall(
-    recall: SyntheticDelegate,
+  /** A synthetic tool's call: its arguments validated (in-band error), then its delegate, cut. */
+  async function synthetic(
+    tool: string,
+    parse: (args: unknown) => z.ZodSafeParseResult<string>,
+    delegate: SyntheticDelegate | undefined,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
-    const parsed = memoryRecallArgs.safeParse(args);
-    if (!parsed.success)
-      return { content: describeArgsError(MEMORY_RECALL_TOOL, parsed.error), isError: true };
-    return cut(await recall(parsed.data.query, ctx));
+    const parsed = parse(args);
+    if (!parsed.success) return { content: describeArgsError(tool, parsed.error), isError: true };
+    if (!delegate) return { content: `${tool} is not available in this deployment`, isError: true };
+    return cut(await delegate(parsed.data, ctx));
   }
 
   const escalateRefusal = (name: string): ToolResult => ({
@@ -241,8 +254,12 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
 
   /** Where a model's call goes. Not async itself: a tool call is the hot path (bench/tools). */
   function route(name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
-    if (name === CORE_EXECUTE_TOOL) return coreExecute(args, ctx);
-    if (name === MEMORY_RECALL_TOOL && opts.memoryRecall) return memoryRecall(opts.memoryRecall, args, ctx);
+    if (name === CORE_EXECUTE_TOOL)
+      return synthetic(name, (a) => intentArg.safeParse(a), opts.coreExecute, args, ctx);
+    if (name === MEMORY_RECALL_TOOL && opts.memoryRecall)
+      return synthetic(name, (a) => queryArg.safeParse(a), opts.memoryRecall, args, ctx);
+    if (name === CONVERSATION_LOOKUP_TOOL && opts.conversationLookup)
+      return synthetic(name, (a) => lookupArg.safeParse(a), opts.conversationLookup, args, ctx);
     const b = bound.get(name);
     if (!b) return Promise.resolve(unknownTool(name));
     if (b.class === "escalate") return Promise.resolve(escalateRefusal(name));

@@ -1,10 +1,12 @@
 /**
- * The synthetic tools: `core_execute` (the only road to Escalate actions) and `memory_recall`
- * (a deliberate cortex lookup). Their arguments are validated with zod; bad arguments are in-band.
+ * The synthetic tools: `core_execute` (the only road to Escalate actions), `memory_recall` (a
+ * deliberate cortex lookup) and `conversation_lookup` (the conversation's whole history, where the
+ * identifiers compaction moved out of the summary are found). Their arguments are validated with
+ * zod; bad arguments are in-band.
  */
 import { z } from "zod";
 import type { ToolSchema } from "../llm/types.js";
-import { CORE_EXECUTE_TOOL, MEMORY_RECALL_TOOL } from "./types.js";
+import { CONVERSATION_LOOKUP_TOOL, CORE_EXECUTE_TOOL, MEMORY_RECALL_TOOL } from "./types.js";
 
 export const coreExecuteArgs = z.object({
   intent: z.string().trim().min(1, "intent must be a non-empty description of the task"),
@@ -12,6 +14,10 @@ export const coreExecuteArgs = z.object({
 
 export const memoryRecallArgs = z.object({
   query: z.string().optional().default(""),
+});
+
+export const conversationLookupArgs = z.object({
+  query: z.string().trim().min(1, "query must be an identifier or a few words to look for"),
 });
 
 export const coreExecuteSchema: ToolSchema = {
@@ -50,6 +56,27 @@ export const memoryRecallSchema: ToolSchema = {
       properties: {
         query: { type: "string", description: "What to look for; empty returns a general digest." },
       },
+    },
+  },
+};
+
+export const conversationLookupSchema: ToolSchema = {
+  type: "function",
+  function: {
+    name: CONVERSATION_LOOKUP_TOOL,
+    description:
+      "Search this conversation's complete history, including messages and tool results consolidated out of your " +
+      "window and identifiers moved out of the summary. Use it to find an exact identifier (hash, address, id, URL, " +
+      "e-mail, file name) or what was said about something. Returns matching excerpts, newest first.",
+    parameters: {
+      type: "object",
+      properties: {
+        query: {
+          type: "string",
+          description: "The identifier, or words that appear in the messages you need.",
+        },
+      },
+      required: ["query"],
     },
   },
 };

@@ -23,7 +23,10 @@ export interface ToolCallContext {
 }
 
 export interface ToolSurface {
-  /** Natural tools sorted by name, then `core_execute`, then `memory_recall` when memory is wired. */
+  /**
+   * Natural tools sorted by name, then `core_execute`, then `memory_recall` when memory is wired,
+   * then `conversation_lookup` when the conversation log is.
+   */
   schemas(): ToolSchema[];
   /**
    * Run one call. Resolves with in-band results (including unknown/escalate refusals);
@@ -47,3 +50,4 @@ export class ToolTransportError extends Error {
 
 export const CORE_EXECUTE_TOOL = "core_execute";
 export const MEMORY_RECALL_TOOL = "memory_recall";
+export const CONVERSATION_LOOKUP_TOOL = "conversation_lookup";
