@@ -150,8 +150,21 @@ const slackEnv = z.object({
     .optional()
     .describe("App-level token (`xapp-…`); setting it selects Socket Mode instead of HTTP."),
   SLACK_API_URL: optionalUrl.describe(
-    "Web API base for proxies and local fakes; unset = `https://slack.com/api/`.",
+    "Web API base (every method, `oauth.v2.access` included) for proxies and local fakes; unset = `https://slack.com/api/`.",
   ),
+  SLACK_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "OAuth install for many workspaces (with the next two, in HTTP mode, instead of `SLACK_BOT_TOKEN`): the app's Client ID. Serves `/slack/install` and `/slack/oauth_redirect` on `NEO_HTTP_PORT`.",
+    ),
+  SLACK_CLIENT_SECRET: z.string().min(1).optional().describe("OAuth install: the app's Client Secret."),
+  SLACK_STATE_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("OAuth install: any long random string; signs the install's `state` parameter."),
 });
 
 /** The HTTP port, access, approvals and the executor. */
@@ -277,6 +290,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${name}: ${issue.message} (${shown})`);
   }
   const cfg = parsed.data;
+  const oauth = [cfg.SLACK_CLIENT_ID, cfg.SLACK_CLIENT_SECRET, cfg.SLACK_STATE_SECRET];
+  if (oauth.some(Boolean) && !oauth.every(Boolean)) {
+    throw new ConfigError(
+      "SLACK_CLIENT_ID: the OAuth install needs all of SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET",
+    );
+  }
+  if (cfg.SLACK_CLIENT_ID && cfg.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      "SLACK_BOT_TOKEN: set it (one workspace) or the OAuth install's SLACK_CLIENT_ID (many workspaces), not both",
+    );
+  }
+  if (cfg.SLACK_CLIENT_ID && cfg.SLACK_APP_TOKEN) {
+    throw new ConfigError(
+      "SLACK_APP_TOKEN: the OAuth install serves /slack/install over HTTP; unset it (Socket Mode) or the SLACK_CLIENT_* variables",
+    );
+  }
   if (cfg.NEO_SOFT_PCT >= cfg.NEO_HARD_PCT) {
     throw new ConfigError(
       `NEO_SOFT_PCT: must be below NEO_HARD_PCT (${cfg.NEO_SOFT_PCT} >= ${cfg.NEO_HARD_PCT})`,
@@ -331,6 +360,8 @@ export function secretsOf(cfg: Config): string[] {
     cfg.SLACK_SIGNING_SECRET,
     cfg.SLACK_APP_TOKEN,
     cfg.NEO_METRICS_TOKEN,
+    cfg.SLACK_CLIENT_SECRET,
+    cfg.SLACK_STATE_SECRET,
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }
 

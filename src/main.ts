@@ -69,7 +69,7 @@ async function main(): Promise<number> {
       "OPENAI_API_KEY: set it to use OpenAI, or set OPENAI_BASE_URL to a local OpenAI-compatible server (Ollama, vLLM)",
     );
   }
-  const consoleMode = !cfg.SLACK_BOT_TOKEN && !cfg.DISCORD_TOKEN;
+  const consoleMode = !cfg.SLACK_BOT_TOKEN && !cfg.SLACK_CLIENT_ID && !cfg.DISCORD_TOKEN;
   if (consoleMode && !stdinCanChat()) {
     // Started as a service with no platform configured: say so and fail, so a supervisor shows it.
     return fail(

@@ -62,4 +62,18 @@ describe("config", () => {
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.NEO_ADMIN_USER_IDS).toEqual(["U1", "slack:T1:U2"]);
   });
+
+  it("takes the Slack OAuth install as all three variables, without a bot token or Socket Mode", () => {
+    const trio = {
+      SLACK_CLIENT_ID: "1.2",
+      SLACK_CLIENT_SECRET: "secret-abc",
+      SLACK_STATE_SECRET: "state-abc",
+    };
+    expect(loadConfig(trio).SLACK_CLIENT_ID).toBe("1.2");
+    expect(() => loadConfig({ SLACK_CLIENT_ID: "1.2" })).toThrow(
+      /^SLACK_CLIENT_ID: the OAuth install needs all of/,
+    );
+    expect(() => loadConfig({ ...trio, SLACK_BOT_TOKEN: "xoxb-1" })).toThrow(/^SLACK_BOT_TOKEN: .*not both/);
+    expect(() => loadConfig({ ...trio, SLACK_APP_TOKEN: "xapp-1" })).toThrow(/^SLACK_APP_TOKEN: /);
+  });
 });

@@ -75,23 +75,31 @@ export async function startServer(s: Services): Promise<NeoServer> {
   const checks: HealthCheck[] = [];
   const health = healthRoute(checks, redact);
 
-  const slack = cfg.SLACK_BOT_TOKEN
-    ? createSlackAdapter({
-        config: {
-          SLACK_BOT_TOKEN: cfg.SLACK_BOT_TOKEN,
-          ...(cfg.SLACK_SIGNING_SECRET ? { SLACK_SIGNING_SECRET: cfg.SLACK_SIGNING_SECRET } : {}),
-          ...(cfg.SLACK_APP_TOKEN ? { SLACK_APP_TOKEN: cfg.SLACK_APP_TOKEN } : {}),
-          ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
-          NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
-        },
-        conversations,
-        broker: s.broker,
-        access: s.access,
-        commands,
-        store: s.store,
-        customRoutes: [health],
-      })
-    : undefined;
+  const slack =
+    cfg.SLACK_BOT_TOKEN || cfg.SLACK_CLIENT_ID
+      ? createSlackAdapter({
+          config: {
+            ...(cfg.SLACK_BOT_TOKEN ? { SLACK_BOT_TOKEN: cfg.SLACK_BOT_TOKEN } : {}),
+            ...(cfg.SLACK_CLIENT_ID
+              ? {
+                  SLACK_CLIENT_ID: cfg.SLACK_CLIENT_ID,
+                  SLACK_CLIENT_SECRET: cfg.SLACK_CLIENT_SECRET,
+                  SLACK_STATE_SECRET: cfg.SLACK_STATE_SECRET,
+                }
+              : {}),
+            ...(cfg.SLACK_SIGNING_SECRET ? { SLACK_SIGNING_SECRET: cfg.SLACK_SIGNING_SECRET } : {}),
+            ...(cfg.SLACK_APP_TOKEN ? { SLACK_APP_TOKEN: cfg.SLACK_APP_TOKEN } : {}),
+            ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
+            NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
+          },
+          conversations,
+          broker: s.broker,
+          access: s.access,
+          commands,
+          store: s.store,
+          customRoutes: [health],
+        })
+      : undefined;
   const discord = cfg.DISCORD_TOKEN
     ? createDiscordAdapter({
         config: {
@@ -106,7 +114,8 @@ export async function startServer(s: Services): Promise<NeoServer> {
       })
     : undefined;
   const adapters = [slack, discord].filter((a): a is NonNullable<typeof a> => a !== undefined);
-  if (adapters.length === 0) throw new NoPlatformError("neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set");
+  if (adapters.length === 0)
+    throw new NoPlatformError("none of SLACK_BOT_TOKEN, SLACK_CLIENT_ID and DISCORD_TOKEN is set");
   for (const a of adapters) byPlatform.set(a.platform, a);
   checks.push(...healthChecks(cfg, s.store, s.tools, adapters));
 

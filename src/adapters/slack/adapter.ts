@@ -3,6 +3,11 @@
  * whose listeners feed the conversation layer, and whose `io(conversation)` renders the Reporter and
  * approvals into one thread. Web API calls go to `SLACK_API_URL` (default Slack's) with a short retry
  * policy; rate limits are handled once, in the gate (see `rate-gate.ts`).
+ *
+ * One workspace with `SLACK_BOT_TOKEN`, or many with the OAuth install (`SLACK_CLIENT_ID`, …):
+ * Bolt serves `/slack/install` and `/slack/oauth_redirect`, installations live in the store, and
+ * each workspace is answered with its own token (`workspaces.ts`). `app_uninstalled` and
+ * `tokens_revoked` remove a workspace's installation and everything Neo kept about it.
  */
 import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
@@ -16,21 +21,22 @@ import { registerApprovalActions } from "./approval-listener.js";
 import { createSlackApprovalChannel } from "./approvals.js";
 import { boltLogger } from "./bolt-logger.js";
 import { registerCommands } from "./command-listener.js";
-import type { SlackIdentity } from "./inbound.js";
 import { registerInbound } from "./inbound-listener.js";
-import {
-  createSlackOutbound,
-  SLACK_RATE_RULES,
-  type SlackOutbound,
-  type SlackRateRules,
-} from "./outbound.js";
+import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES } from "./installations.js";
+import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
 import { createSlackReporter } from "./reporter.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "./socket-receiver.js";
 import { createThreadStatus } from "./status.js";
-import { createSlackUsers } from "./users.js";
+import { registerUninstall } from "./uninstall-listener.js";
+import { createSlackWorkspaces, type WorkspaceBot } from "./workspaces.js";
 
 export interface SlackAdapterConfig {
-  SLACK_BOT_TOKEN: string;
+  /** Single-token mode: the one workspace's bot token. */
+  SLACK_BOT_TOKEN?: string;
+  /** OAuth mode (HTTP only): all three set, no `SLACK_BOT_TOKEN`. */
+  SLACK_CLIENT_ID?: string;
+  SLACK_CLIENT_SECRET?: string;
+  SLACK_STATE_SECRET?: string;
   /** Required in HTTP mode. */
   SLACK_SIGNING_SECRET?: string;
   /** Set = Socket Mode. */
@@ -60,6 +66,8 @@ export interface SlackAdapterOptions {
 export interface SlackAdapter extends PlatformAdapter {
   readonly platform: "slack";
   readonly mode: "http" | "socket";
+  /** `token`: one workspace (`SLACK_BOT_TOKEN`); `oauth`: every workspace that installed Neo. */
+  readonly auth: "token" | "oauth";
   /** HTTP mode: the port actually listened on (after `start()`). */
   port(): number | undefined;
   /** Calls queued or in flight towards Slack (for metrics and graceful shutdown). */
@@ -82,12 +90,27 @@ const STOP_DRAIN_MS = 5000;
 export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const { config } = o;
   const socket = Boolean(config.SLACK_APP_TOKEN);
+  const oauth = Boolean(config.SLACK_CLIENT_ID);
   if (!socket && !config.SLACK_SIGNING_SECRET) {
     throw new SlackConfigError(
       "SLACK_SIGNING_SECRET: required for the HTTP Events API (or set SLACK_APP_TOKEN for Socket Mode)",
     );
   }
+  if (
+    oauth &&
+    (socket || config.SLACK_BOT_TOKEN || !config.SLACK_CLIENT_SECRET || !config.SLACK_STATE_SECRET)
+  ) {
+    throw new SlackConfigError(
+      "SLACK_CLIENT_ID: the OAuth install needs SLACK_CLIENT_SECRET and SLACK_STATE_SECRET, HTTP mode, and no SLACK_BOT_TOKEN",
+    );
+  }
+  if (!oauth && !config.SLACK_BOT_TOKEN) {
+    throw new SlackConfigError(
+      "SLACK_BOT_TOKEN: set it, or SLACK_CLIENT_ID/SECRET/STATE_SECRET for the OAuth install",
+    );
+  }
   const logger = boltLogger();
+  const installations = oauth ? createSlackInstallations(o.store) : undefined;
   let connected = false;
   let port: number | undefined;
   const receiver: JournalFirstSocketReceiver | HTTPReceiver = socket
@@ -98,6 +121,26 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         // The 200 leaves only after the listener journaled the event (or the command acked).
         processBeforeResponse: true,
         logger,
+        ...(installations
+          ? {
+              clientId: config.SLACK_CLIENT_ID!,
+              clientSecret: config.SLACK_CLIENT_SECRET!,
+              stateSecret: config.SLACK_STATE_SECRET!,
+              scopes: [...SLACK_BOT_SCOPES],
+              installationStore: installations,
+              installerOptions: {
+                // `/slack/install` sends the browser straight to Slack's consent screen.
+                directInstall: true,
+                installPath: INSTALL_PATH,
+                redirectUriPath: REDIRECT_PATH,
+                clientOptions: {
+                  ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
+                  retryConfig: { ...SLACK_RETRY_CONFIG },
+                  timeout: REQUEST_TIMEOUT_MS,
+                },
+              },
+            }
+          : {}),
       });
   if ("client" in receiver) {
     receiver.client.on("connected", () => {
@@ -108,7 +151,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     });
   }
   const app = new App({
-    token: config.SLACK_BOT_TOKEN,
+    ...(oauth ? {} : { token: config.SLACK_BOT_TOKEN }),
     receiver,
     logger,
     ignoreSelf: false, // our own posts are ignored by `decideInbound`, with a log line
@@ -121,24 +164,48 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     },
   });
   app.error(async (err) => {
+    if (err.code === "slack_bolt_authorization_error") {
+      // An event from a workspace without an installation: nothing to answer it with, no retry helps.
+      log.warn({ err: err.message }, "slack: event from a workspace Neo is not installed in");
+      return;
+    }
     log.error({ err }, "slack listener failed");
     throw err; // the receiver answers 500, so Slack retries what was not journaled
   });
 
-  const out: SlackOutbound = createSlackOutbound(app.client, { ...SLACK_RATE_RULES, ...o.rateRules });
-  const users = createSlackUsers(out);
-  let me: SlackIdentity | undefined;
-  const identity = (): SlackIdentity => {
-    if (!me) throw new SlackConfigError("Slack adapter used before start()");
-    return me;
+  // Single-token mode: the one bot, identified once by auth.test (also for turns resumed before start).
+  let single: Promise<WorkspaceBot> | undefined;
+  const singleBot = (): Promise<WorkspaceBot> => {
+    single ??= app.client.auth.test({ token: config.SLACK_BOT_TOKEN! }).then((auth) => {
+      if (!auth.team_id || !auth.user_id)
+        throw new SlackConfigError("SLACK_BOT_TOKEN: auth.test returned no team/user");
+      return {
+        identity: {
+          teamId: auth.team_id,
+          botUserId: auth.user_id,
+          ...(auth.bot_id ? { botId: auth.bot_id } : {}),
+        },
+        token: config.SLACK_BOT_TOKEN!,
+      };
+    });
+    single.catch(() => {
+      single = undefined; // a failed auth.test is tried again next time
+    });
+    return single;
   };
+  const workspaces = createSlackWorkspaces({
+    client: app.client,
+    rules: { ...SLACK_RATE_RULES, ...o.rateRules },
+    bot: installations ? (teamId) => installations.bot(teamId) : () => singleBot(),
+  });
 
   const ios = new Map<ConversationKey, ConversationIO>();
   const io = (conversation: ConversationKey): ConversationIO => {
     const hit = ios.get(conversation);
     if (hit) return hit;
-    const { channel, thread } = parseConversationKey(conversation);
+    const { workspace, channel, thread } = parseConversationKey(conversation);
     const threadTs = thread === channel ? undefined : thread;
+    const out = workspaces.out(workspace);
     const made: ConversationIO = {
       reporter: createSlackReporter({
         out,
@@ -161,34 +228,31 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     store: o.store,
     access: o.access,
     conversations: o.conversations,
-    out,
-    users,
-    me: identity,
+    workspaces,
   });
-  registerApprovalActions(app, { broker: o.broker, out, me: identity });
+  registerApprovalActions(app, { broker: o.broker, workspaces });
   registerCommands(app, {
     commands: o.commands,
     access: o.access,
     conversations: o.conversations,
-    out,
-    users,
-    me: identity,
+    workspaces,
     io,
   });
+  if (installations) registerUninstall(app, { installations, workspaces, store: o.store });
 
+  const gate = workspaces.gate;
   return {
     platform: "slack",
     mode: socket ? "socket" : "http",
+    auth: oauth ? "oauth" : "token",
     io,
     connected: () => connected,
     port: () => port,
-    pendingCalls: () => out.pending(),
+    pendingCalls: () => gate.pending(),
     start: async () => {
-      await app.init(); // auth.test: who Neo is in this workspace
-      const auth = await app.client.auth.test();
-      if (!auth.team_id || !auth.user_id)
-        throw new SlackConfigError("SLACK_BOT_TOKEN: auth.test returned no team/user");
-      me = { teamId: auth.team_id, botUserId: auth.user_id, ...(auth.bot_id ? { botId: auth.bot_id } : {}) };
+      await app.init();
+      // Single-token mode: who Neo is in its workspace (a bad token stops start-up here).
+      const me = installations ? undefined : (await singleBot()).identity;
       if (socket) {
         await app.start();
       } else {
@@ -201,7 +265,12 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         connected = true;
       }
       log.info(
-        { mode: socket ? "socket" : "http", port, team: me.teamId, bot: me.botUserId },
+        {
+          mode: socket ? "socket" : "http",
+          auth: oauth ? "oauth" : "token",
+          port,
+          ...(me ? { team: me.teamId, bot: me.botUserId } : {}),
+        },
         "slack adapter started",
       );
     },
@@ -214,10 +283,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       const bound = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, STOP_DRAIN_MS);
       });
-      await Promise.race([out.drained(), bound]);
+      await Promise.race([gate.drained(), bound]);
       clearTimeout(timer);
-      if (out.pending() > 0) {
-        log.warn({ pending: out.pending() }, "slack: Web API calls still queued at shutdown are dropped");
+      if (gate.pending() > 0) {
+        log.warn({ pending: gate.pending() }, "slack: Web API calls still queued at shutdown are dropped");
       }
     },
   };

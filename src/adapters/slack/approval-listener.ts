@@ -9,13 +9,12 @@ import type { Decision } from "../../core/approvals/types.js";
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import { APPROVE_ACTION, REJECT_ACTION, renderApproval, withoutButtons } from "./approvals.js";
-import type { SlackIdentity } from "./inbound.js";
-import type { SlackOutbound } from "./outbound.js";
+import type { SlackWorkspaces } from "./workspaces.js";
 
 export interface ApprovalListenerDeps {
   broker: Pick<ApprovalBroker, "decide" | "get">;
-  out: SlackOutbound;
-  me: () => SlackIdentity;
+  /** The workspace each click came from. */
+  workspaces: SlackWorkspaces;
 }
 
 const slog = log.child({ component: "slack" });
@@ -27,7 +26,9 @@ async function onClick(
 ): Promise<void> {
   const { body, action } = args;
   const approvalId = action.value ?? "";
-  const clicker = userKey({ platform: "slack", workspace: deps.me().teamId, user: body.user.id });
+  const teamId = body.team?.id ?? body.user.team_id ?? "";
+  const out = deps.workspaces.out(teamId);
+  const clicker = userKey({ platform: "slack", workspace: teamId, user: body.user.id });
   const channel = body.channel?.id ?? body.container?.channel_id;
   const ts = body.message?.ts ?? body.container?.message_ts;
   const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
@@ -35,7 +36,7 @@ async function onClick(
   if (result.ok) return; // the broker re-renders the message through the ApprovalChannel
   slog.info({ approvalId, clicker, reason: result.reason }, "approval click refused");
   if (channel) {
-    await deps.out.ephemeral({
+    await out.ephemeral({
       channel,
       user: body.user.id,
       text: result.message,
@@ -59,7 +60,7 @@ async function onClick(
           "This approval no longer exists. Nothing was run.",
         ),
       };
-  await deps.out.update(channel, ts, () => content);
+  await out.update(channel, ts, () => content);
 }
 
 export function registerApprovalActions(app: App, deps: ApprovalListenerDeps): void {

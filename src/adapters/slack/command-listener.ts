@@ -16,12 +16,10 @@ import {
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
 import { conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { SlackIdentity } from "./inbound.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
-import type { SlackOutbound } from "./outbound.js";
 import { createSlackReporter } from "./reporter.js";
 import { createEphemeralStatus } from "./status.js";
-import type { SlackUsers } from "./users.js";
+import type { SlackWorkspaces } from "./workspaces.js";
 
 export const CONFIRM_ACTION = "neo_confirm";
 /** A command slower than this is acked with "working" and answered through `response_url`. */
@@ -31,9 +29,8 @@ export interface CommandListenerDeps {
   commands: CommandDeps;
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   conversations: Pick<Conversations, "submit">;
-  out: SlackOutbound;
-  users: SlackUsers;
-  me: () => SlackIdentity;
+  /** The workspace each command came from: its token and users. */
+  workspaces: SlackWorkspaces;
   /** The default IO of a conversation (approvals of an `ask` turn still go to its thread). */
   io: (conversation: string) => ConversationIO;
 }
@@ -88,7 +85,8 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
   ): Promise<CommandContext> => {
     const caller: UserKey = userKey({ platform: "slack", workspace: teamId, user: userId });
     let isAdmin = deps.access.isAdmin(caller);
-    if (!isAdmin && needAdmin) isAdmin = deps.access.isAdmin(caller, (await deps.users.get(userId)).isAdmin);
+    if (!isAdmin && needAdmin)
+      isAdmin = deps.access.isAdmin(caller, (await deps.workspaces.users(teamId).get(userId)).isAdmin);
     return {
       caller,
       isAdmin,
@@ -123,7 +121,8 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
     respond: RespondFn,
   ): Promise<void> => {
     const channel = command.channel_id;
-    const ts = await deps.out.post({ channel, text: `<@${command.user_id}> asked: ${escapeMrkdwn(text)}` });
+    const out = deps.workspaces.out(command.team_id);
+    const ts = await out.post({ channel, text: `<@${command.user_id}> asked: ${escapeMrkdwn(text)}` });
     if (!ts) throw new Error("the question could not be posted");
     const conversation = conversationKey({
       platform: "slack",
@@ -131,10 +130,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       channel,
       thread: ts,
     });
-    const who = await deps.users.get(command.user_id);
+    const who = await deps.workspaces.users(command.team_id).get(command.user_id);
     const io: ConversationIO = {
       reporter: createSlackReporter({
-        out: deps.out,
+        out,
         channel,
         threadTs: ts,
         status: createEphemeralStatus((m) => respond(m as Parameters<RespondFn>[0])),
@@ -203,7 +202,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
   app.action(CONFIRM_ACTION, async ({ ack, body, respond, action }) => {
     await ack();
     const value = "value" in action && typeof action.value === "string" ? action.value : "";
-    const teamId = body.team?.id ?? deps.me().teamId;
+    const teamId = body.team?.id ?? body.user.team_id ?? "";
     const channelId = "channel" in body && body.channel ? body.channel.id : "";
     void (async () => {
       const ctx = await context(teamId, body.user.id, channelId, false);

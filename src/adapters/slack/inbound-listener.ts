@@ -12,8 +12,7 @@ import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
 import { decideInbound, type InboundDecision, type SlackIdentity, slackToPlain } from "./inbound.js";
-import type { SlackOutbound } from "./outbound.js";
-import type { SlackUsers } from "./users.js";
+import type { SlackWorkspaces } from "./workspaces.js";
 
 /**
  * How long an event_id claim holds. It only keeps two deliveries of one event from running at once;
@@ -28,9 +27,8 @@ export interface InboundDeps {
   store: Store;
   access: Pick<AccessPolicy, "isAllowed">;
   conversations: Pick<Conversations, "submit">;
-  out: SlackOutbound;
-  users: SlackUsers;
-  me: () => SlackIdentity;
+  /** The workspace each event came from: its identity, token and calls. */
+  workspaces: SlackWorkspaces;
 }
 
 type Message = Extract<InboundDecision, { kind: "message" }>;
@@ -53,16 +51,15 @@ function envelopeOf(body: unknown): { eventId?: string; teamId?: string; event?:
   };
 }
 
-async function contextFor(d: Message, deps: InboundDeps): Promise<string[] | undefined> {
+async function contextFor(d: Message, me: SlackIdentity, deps: InboundDeps): Promise<string[] | undefined> {
   if (!d.inThread || !d.threadTs) return undefined;
-  const me = deps.me();
-  const replies = await deps.out.replies(d.channel, d.threadTs);
+  const replies = await deps.workspaces.out(me.teamId).replies(d.channel, d.threadTs);
   const earlier = replies
     .filter((m) => m.ts < d.ts && m.user && m.user !== me.botUserId && !m.bot_id && !m.subtype && m.text)
     .slice(-CONTEXT_MESSAGES);
   const lines: string[] = [];
   for (const m of earlier) {
-    const who = await deps.users.get(m.user!);
+    const who = await deps.workspaces.users(me.teamId).get(m.user!);
     lines.push(`${who.displayName}: ${slackToPlain(m.text!, me.botUserId)}`);
   }
   return lines.length ? lines : undefined;
@@ -71,12 +68,13 @@ async function contextFor(d: Message, deps: InboundDeps): Promise<string[] | und
 export function registerInbound(app: App, deps: InboundDeps): void {
   // Retried deliveries of an event in flight are dropped here; later ones by the journal (message id).
   app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
-    const { eventId, event } = envelopeOf(body);
+    const { eventId, teamId, event } = envelopeOf(body);
     if (!eventId) return next();
     const key = `slack:event:${eventId}`;
     if (!(await deps.store.setIfAbsent(key, 1, EVENT_CLAIM_MS))) {
       // A retried delivery: named by its message and conversation when it is one Neo would take.
-      const d = decideInbound(event, deps.me());
+      const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
+      const d = me ? decideInbound(event, me) : ({ kind: "ignore", reason: "unknown workspace" } as const);
       recordInbound({
         platform: "slack",
         id: d.kind === "message" ? d.id : eventId,
@@ -95,8 +93,13 @@ export function registerInbound(app: App, deps: InboundDeps): void {
   });
 
   const handle = async ({ body }: AllMiddlewareArgs & { body: unknown }): Promise<void> => {
-    const { eventId, event } = envelopeOf(body);
-    const me = deps.me();
+    const { eventId, teamId, event } = envelopeOf(body);
+    const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
+    if (!me) {
+      countIgnored("slack");
+      slog.debug({ eventId, team: teamId }, "ignored: Neo is not installed in this workspace");
+      return;
+    }
     const d = decideInbound(event, me);
     if (d.kind === "ignore") {
       countIgnored("slack");
@@ -111,11 +114,14 @@ export function registerInbound(app: App, deps: InboundDeps): void {
     }
     // Name and thread context enrich the message; failing to get them must not lose it (logged).
     const [who, context_] = await Promise.all([
-      deps.users.get(d.user).catch((err: unknown) => {
-        slog.warn({ err, user: d.user }, "users.info failed; speaking name is the user id");
-        return { displayName: d.user };
-      }),
-      contextFor(d, deps).catch((err: unknown) => {
+      deps.workspaces
+        .users(me.teamId)
+        .get(d.user)
+        .catch((err: unknown) => {
+          slog.warn({ err, user: d.user }, "users.info failed; speaking name is the user id");
+          return { displayName: d.user };
+        }),
+      contextFor(d, me, deps).catch((err: unknown) => {
         slog.warn(
           { err, channel: d.channel },
           "conversations.replies failed; no thread context for this message",

@@ -1,6 +1,7 @@
 /**
- * Every Web API call Neo makes, each routed through the rate gate under the method's Slack tier.
- * Posts never @-mention anyone: `link_names` off, `parse: "none"`, and text already escaped.
+ * Every Web API call Neo makes in one workspace, with that workspace's bot token, each routed
+ * through the rate gate under the method's Slack tier (tiers are per workspace, so gate keys carry
+ * the team). Posts never @-mention anyone: `link_names` off, `parse: "none"`, and text already escaped.
  */
 import type { webApi } from "@slack/bolt";
 
@@ -103,23 +104,33 @@ export interface SlackOutbound {
 
 const QUIET = { link_names: false, parse: "none", unfurl_links: false, unfurl_media: false } as const;
 
-export function createSlackOutbound(
-  client: WebClient,
-  rules: SlackRateRules = SLACK_RATE_RULES,
-): SlackOutbound {
-  const gate: RateGate = createRateGate();
+export interface SlackOutboundOptions {
+  rules?: SlackRateRules;
+  /** Shared by every workspace's outbound, so shutdown can wait for all queued calls. */
+  gate?: RateGate;
+  /** The workspace (team id) these calls act in. */
+  team: string;
+  /** Its bot token (single-token mode: `SLACK_BOT_TOKEN`; OAuth: the installation's). */
+  token: () => Promise<string>;
+}
+
+export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions): SlackOutbound {
+  const rules = o.rules ?? SLACK_RATE_RULES;
+  const gate: RateGate = o.gate ?? createRateGate();
+  const { team } = o;
   return {
     post: async (args, skip) => {
       const res = await gate.run({
-        key: `chat.postMessage:${args.channel}`,
+        key: `${team}:chat.postMessage:${args.channel}`,
         rule: rules.postPerChannel,
         skip,
-        call: () => {
+        call: async () => {
           const { thread_ts, ...rest } = args;
           return client.chat.postMessage({
             ...QUIET,
             ...rest,
             ...(thread_ts ? { thread_ts } : {}),
+            token: await o.token(),
           } as Parameters<WebClient["chat"]["postMessage"]>[0]);
         },
       });
@@ -127,37 +138,45 @@ export function createSlackOutbound(
     },
     update: async (channel, ts, content, skip) => {
       await gate.run({
-        key: "chat.update",
+        key: `${team}:chat.update`,
         rule: rules.update,
         skip,
-        call: () =>
-          client.chat.update({ link_names: false, parse: "none", channel, ts, ...content() } as Parameters<
-            WebClient["chat"]["update"]
-          >[0]),
+        call: async () =>
+          client.chat.update({
+            link_names: false,
+            parse: "none",
+            channel,
+            ts,
+            ...content(),
+            token: await o.token(),
+          } as Parameters<WebClient["chat"]["update"]>[0]),
       });
     },
     delete: async (channel, ts) => {
       await gate.run({
-        key: "chat.delete",
+        key: `${team}:chat.delete`,
         rule: rules.delete,
-        call: () => client.chat.delete({ channel, ts }),
+        call: async () => client.chat.delete({ channel, ts, token: await o.token() }),
       });
     },
     ephemeral: async (args) => {
       await gate.run({
-        key: "chat.postEphemeral",
+        key: `${team}:chat.postEphemeral`,
         rule: rules.ephemeral,
-        call: () =>
-          client.chat.postEphemeral({ link_names: false, parse: "none", ...args } as Parameters<
-            WebClient["chat"]["postEphemeral"]
-          >[0]),
+        call: async () =>
+          client.chat.postEphemeral({
+            link_names: false,
+            parse: "none",
+            ...args,
+            token: await o.token(),
+          } as Parameters<WebClient["chat"]["postEphemeral"]>[0]),
       });
     },
     usersInfo: async (user) => {
       const res = await gate.run({
-        key: "users.info",
+        key: `${team}:users.info`,
         rule: rules.usersInfo,
-        call: () => client.users.info({ user }),
+        call: async () => client.users.info({ user, token: await o.token() }),
       });
       const u = res?.user;
       const displayName = u?.profile?.display_name || u?.real_name || u?.name || user;
@@ -170,31 +189,39 @@ export function createSlackOutbound(
     },
     replies: async (channel, ts) => {
       const res = await gate.run({
-        key: "conversations.replies",
+        key: `${team}:conversations.replies`,
         rule: rules.replies,
-        call: () => client.conversations.replies({ channel, ts, limit: 100, include_all_metadata: true }),
+        call: async () =>
+          client.conversations.replies({
+            channel,
+            ts,
+            limit: 100,
+            include_all_metadata: true,
+            token: await o.token(),
+          }),
       });
       return (res?.messages ?? []) as ReplyMessage[];
     },
     history: async (channel, oldest) => {
       const res = await gate.run({
-        key: "conversations.history",
+        key: `${team}:conversations.history`,
         rule: rules.history,
-        call: () =>
+        call: async () =>
           client.conversations.history({
             channel,
             limit: 100,
             include_all_metadata: true,
             ...(oldest ? { oldest } : {}),
+            token: await o.token(),
           }),
       });
       return (res?.messages ?? []) as ReplyMessage[];
     },
     react: async (channel, ts, name) => {
       await gate.run({
-        key: "reactions.add",
+        key: `${team}:reactions.add`,
         rule: rules.reactions,
-        call: () => client.reactions.add({ channel, timestamp: ts, name }),
+        call: async () => client.reactions.add({ channel, timestamp: ts, name, token: await o.token() }),
       });
     },
     pending: () => gate.pending(),

@@ -11,6 +11,8 @@ import { type WebSocket, WebSocketServer } from "ws";
 export interface FakeCall {
   method: string;
   args: Record<string, unknown>;
+  /** The token the call carried (`Authorization: Bearer`, or a `token` argument). */
+  token?: string;
   at: number;
   /** HTTP status the fake answered. */
   status: number;
@@ -45,12 +47,24 @@ export interface FakeTier {
   scope: "workspace" | "channel";
 }
 
+/** A workspace that will install the app: `oauth.v2.access` with `code` returns this bot. */
+export interface FakeInstall {
+  code: string;
+  teamId: string;
+  teamName?: string;
+  botUserId: string;
+  botId: string;
+  token: string;
+}
+
 export interface FakeSlackOptions {
   teamId?: string;
   botUserId?: string;
   botId?: string;
   users?: FakeUser[];
   tiers?: Record<string, FakeTier>;
+  /** OAuth: the app's credentials `oauth.v2.access` checks, and the workspaces that install it. */
+  oauth?: { clientId: string; clientSecret: string; installs: FakeInstall[] };
 }
 
 export interface ResponseUrlPost {
@@ -77,6 +91,8 @@ export interface FakeSlack {
   seedMessage(m: Omit<FakeMessage, "ts"> & { ts?: string }): FakeMessage;
   /** Remove a channel's messages matching `drop` (what a crash kept from ever being posted). */
   removeMessages(channel: string, drop: (m: FakeMessage) => boolean): void;
+  /** Revoke a workspace's bot token (as an uninstall does): calls with it get `invalid_auth`. */
+  revoke(teamId: string): void;
   /** Answer the next `times` calls to `method` with 429 + Retry-After. */
   inject429(method: string, times: number, retryAfterSec?: number): void;
   /**
@@ -152,10 +168,48 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return same.length >= tier.limit;
   };
 
-  const handle = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
+  const installs = options.oauth?.installs ?? [];
+  const usedCodes = new Set<string>();
+  const revoked = new Set<string>();
+  const installOfToken = (token: string | undefined) => installs.find((i) => i.token === token);
+
+  const handle = (method: string, args: Record<string, unknown>, token?: string): Record<string, unknown> => {
     const channel = String(args.channel ?? "");
+    if (token && revoked.has(token)) return { ok: false, error: "invalid_auth" };
     switch (method) {
-      case "auth.test":
+      case "oauth.v2.access": {
+        // https://docs.slack.dev/reference/methods/oauth.v2.access (response shape for a bot install)
+        const o = options.oauth;
+        if (!o || args.client_id !== o.clientId || args.client_secret !== o.clientSecret)
+          return { ok: false, error: "invalid_client_id" };
+        const inst = installs.find((i) => i.code === args.code);
+        if (!inst || usedCodes.has(inst.code)) return { ok: false, error: "invalid_code" };
+        usedCodes.add(inst.code);
+        return {
+          ok: true,
+          access_token: inst.token,
+          token_type: "bot",
+          scope: "app_mentions:read,chat:write,commands",
+          bot_user_id: inst.botUserId,
+          app_id: "A1",
+          team: { id: inst.teamId, name: inst.teamName ?? inst.teamId },
+          enterprise: null,
+          is_enterprise_install: false,
+          authed_user: { id: "UINSTALLER" },
+        };
+      }
+      case "auth.test": {
+        const inst = installOfToken(token);
+        if (inst)
+          return {
+            ok: true,
+            url: `https://${inst.teamId.toLowerCase()}.slack.test/`,
+            team: inst.teamName ?? inst.teamId,
+            user: "neo",
+            team_id: inst.teamId,
+            user_id: inst.botUserId,
+            bot_id: inst.botId,
+          };
         return {
           ok: true,
           url: "https://fake.slack.test/",
@@ -165,6 +219,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           user_id: botUserId,
           bot_id: botId,
         };
+      }
       case "chat.postMessage": {
         if (!channel) return { ok: false, error: "channel_not_found" };
         const text = String(args.text ?? "");
@@ -258,6 +313,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       const method = url.replace(/^\/api\//, "").split("?")[0]!;
       const args = parseArgs(body, req.headers["content-type"]);
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      const token = bearer ?? (typeof args.token === "string" ? args.token : undefined);
       const now = Date.now();
       const inj = injected.get(method);
       if (inj && inj.times > 0) {
@@ -275,8 +332,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         notify();
         return;
       }
-      const out = handle(method, args);
-      calls.push({ method, args, at: now, status: 200 });
+      const out = handle(method, args, token);
+      calls.push({ method, args, at: now, status: 200, ...(token ? { token } : {}) });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(out));
       notify();
@@ -333,6 +390,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const full: FakeMessage = { ...m, ts: m.ts ?? nextTs() };
       channelMessages(m.channel).push(full);
       return full;
+    },
+    revoke: (team) => {
+      for (const i of installs) if (i.teamId === team) revoked.add(i.token);
     },
     inject429: (method, times, retryAfterSec = 1) => {
       injected.set(method, { times, retryAfter: retryAfterSec });

@@ -25,6 +25,7 @@ import type { ToolSurface } from "../../../src/core/tools/types.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
 import {
+  type FakeInstall,
   type FakeMessage,
   type FakeSlack,
   type FakeSlackOptions,
@@ -68,7 +69,19 @@ export interface HarnessOptions {
   surface?: (parts: SurfaceParts) => Promise<ToolSurface & { close(): Promise<void> }>;
   /** Loop limits over the test defaults. */
   limits?: Partial<AgentLimits>;
+  /**
+   * OAuth mode: no `SLACK_BOT_TOKEN`; the adapter serves `/slack/install` and the fake's
+   * `oauth.v2.access` installs these workspaces (their events are sent with `envelope(…, team)`).
+   */
+  oauthInstalls?: FakeInstall[];
 }
+
+/** The app's OAuth credentials in OAuth-mode harnesses. */
+export const OAUTH = {
+  clientId: "111.222",
+  clientSecret: "client-secret-0123456789",
+  stateSecret: "state-secret-abcdef0123456789",
+};
 
 export interface SurfaceParts {
   ep: ScriptedOpenAI;
@@ -124,7 +137,14 @@ export const DEFAULT_USERS: NonNullable<FakeSlackOptions["users"]> = [
 
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const rates = { ...FAST_RATES, ...o.rates };
-  const fake = await startFakeSlack({ teamId: TEAM, users: o.users ?? DEFAULT_USERS, tiers: tiersOf(rates) });
+  const fake = await startFakeSlack({
+    teamId: TEAM,
+    users: o.users ?? DEFAULT_USERS,
+    tiers: tiersOf(rates),
+    ...(o.oauthInstalls
+      ? { oauth: { clientId: OAUTH.clientId, clientSecret: OAUTH.clientSecret, installs: o.oauthInstalls } }
+      : {}),
+  });
   const ep = await startScriptedOpenAI(o.turns ?? []);
   const store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-slack-")), prefix: "neo:" });
   const tools = testTools(o.tools ?? {});
@@ -208,7 +228,13 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   };
   adapter = createSlackAdapter({
     config: {
-      SLACK_BOT_TOKEN: "xoxb-test-token",
+      ...(o.oauthInstalls
+        ? {
+            SLACK_CLIENT_ID: OAUTH.clientId,
+            SLACK_CLIENT_SECRET: OAUTH.clientSecret,
+            SLACK_STATE_SECRET: OAUTH.stateSecret,
+          }
+        : { SLACK_BOT_TOKEN: "xoxb-test-token" }),
       ...(o.socketMode ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
       SLACK_API_URL: fake.apiUrl,
       NEO_HTTP_PORT: 0,
@@ -252,10 +278,11 @@ let eventSeq = 0;
 export function envelope(
   event: Record<string, unknown>,
   eventId = `Ev${++eventSeq}${Date.now()}`,
+  team = TEAM,
 ): Record<string, unknown> {
   return {
     token: "legacy",
-    team_id: TEAM,
+    team_id: team,
     api_app_id: "A1",
     type: "event_callback",
     event_id: eventId,

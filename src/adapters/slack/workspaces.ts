@@ -1,0 +1,87 @@
+/**
+ * The workspaces Neo answers in, each with its own bot identity, bot token and Web API calls.
+ * Single-token mode has one (`SLACK_BOT_TOKEN`, identified by `auth.test`); OAuth mode has one per
+ * installation in the store. Every event, command, click and conversation is served by the
+ * workspace it came from, so each workspace is answered with its own token.
+ */
+import type { webApi } from "@slack/bolt";
+import type { SlackIdentity } from "./inbound.js";
+import { createSlackOutbound, type SlackOutbound, type SlackRateRules } from "./outbound.js";
+import { createRateGate, type RateGate } from "./rate-gate.js";
+import { createSlackUsers, type SlackUsers } from "./users.js";
+
+/** A workspace's bot: who it is there, and its token. */
+export interface WorkspaceBot {
+  identity: SlackIdentity;
+  token: string;
+}
+
+export interface SlackWorkspaces {
+  /** Who Neo is in workspace `teamId`; undefined when Neo is not installed there. */
+  identity(teamId: string): Promise<SlackIdentity | undefined>;
+  /** Web API calls in `teamId`, with its token (looked up when a call leaves the queue). */
+  out(teamId: string): SlackOutbound;
+  /** Display names and admin flags of `teamId`'s users. */
+  users(teamId: string): SlackUsers;
+  /** Drop what is kept of a workspace (after it uninstalled Neo). */
+  forget(teamId: string): void;
+  /** Every workspace's calls queue here (shutdown waits for them). */
+  gate: RateGate;
+}
+
+export class SlackNotInstalledError extends Error {
+  readonly code = "SLACK_NOT_INSTALLED";
+}
+
+/** How long a workspace's bot (identity, token) is used before it is read again. */
+const BOT_TTL_MS = 60_000;
+
+export function createSlackWorkspaces(o: {
+  client: webApi.WebClient;
+  rules: SlackRateRules;
+  /** The bot of `teamId`, or undefined when Neo is not installed there. */
+  bot: (teamId: string) => Promise<WorkspaceBot | undefined>;
+}): SlackWorkspaces {
+  const gate = createRateGate();
+  const bots = new Map<string, { bot: WorkspaceBot; at: number }>();
+  const outs = new Map<string, { out: SlackOutbound; users: SlackUsers }>();
+
+  const botOf = async (teamId: string): Promise<WorkspaceBot | undefined> => {
+    const hit = bots.get(teamId);
+    if (hit && Date.now() - hit.at < BOT_TTL_MS) return hit.bot;
+    const bot = await o.bot(teamId);
+    if (bot) bots.set(teamId, { bot, at: Date.now() });
+    else bots.delete(teamId);
+    return bot;
+  };
+
+  const calls = (teamId: string) => {
+    let hit = outs.get(teamId);
+    if (!hit) {
+      const out = createSlackOutbound(o.client, {
+        rules: o.rules,
+        gate,
+        team: teamId,
+        token: async () => {
+          const bot = await botOf(teamId);
+          if (!bot) throw new SlackNotInstalledError(`Neo is not installed in Slack workspace ${teamId}`);
+          return bot.token;
+        },
+      });
+      hit = { out, users: createSlackUsers(out) };
+      outs.set(teamId, hit);
+    }
+    return hit;
+  };
+
+  return {
+    identity: async (teamId) => (await botOf(teamId))?.identity,
+    out: (teamId) => calls(teamId).out,
+    users: (teamId) => calls(teamId).users,
+    forget: (teamId) => {
+      bots.delete(teamId);
+      outs.delete(teamId);
+    },
+    gate,
+  };
+}

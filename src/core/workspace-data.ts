@@ -1,0 +1,26 @@
+/**
+ * Everything Neo keeps about one workspace (Slack team, Discord guild): every store key that holds
+ * a conversation or user key of it (`<platform>:<workspace>:…`: transcripts, inboxes, journals,
+ * memory, caps, access, per-channel settings). Used when a workspace uninstalls Neo.
+ */
+import type { Store } from "../store/types.js";
+import type { Platform } from "./keys.js";
+import { log } from "./log.js";
+
+/** Whether store key `key` belongs to `platform:workspace`. Keys are `<kind>:…:<platform>:<workspace>:…`. */
+export function isWorkspaceKey(key: string, platform: Platform, workspace: string): boolean {
+  const marker = `${platform}:${workspace.replace(/%/g, "%25").replace(/:/g, "%3A")}:`;
+  return key.startsWith(marker) || key.includes(`:${marker}`);
+}
+
+/** Delete every key of `platform:workspace`; returns how many. Scans all keys: for rare events only. */
+export async function deleteWorkspaceData(
+  store: Store,
+  platform: Platform,
+  workspace: string,
+): Promise<number> {
+  const keys = (await store.keys("")).filter((k) => isWorkspaceKey(k, platform, workspace));
+  for (const k of keys) await store.delete(k);
+  log.info({ platform, workspace, keys: keys.length }, "workspace data deleted");
+  return keys.length;
+}
