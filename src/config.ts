@@ -58,6 +58,16 @@ const modelEnv = z.object({
 
 /** The agent loop; the defaults are the seed's numbers. */
 const loopEnv = z.object({
+  NEO_BOT_NAME: z
+    .string()
+    .min(1)
+    .default("Neo")
+    .describe("The name the model is told it has (the identity line of the pinned block)."),
+  NEO_DEPLOYMENT: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("This deployment's name (e.g. `acme-prod`), told to the model with its name; unset = none."),
   NEO_SOFT_PCT: pct
     .default(80)
     .describe("Context use (% of the window) at which the transcript is compacted after an answer."),

@@ -110,7 +110,13 @@ export async function createServices(cfg: Config): Promise<Services> {
     caps,
     broker,
     executor,
-    agentDeps: { llm, tools, memory: memory.port, limits: limitsFromConfig(cfg) },
+    agentDeps: {
+      llm,
+      tools,
+      memory: memory.port,
+      limits: limitsFromConfig(cfg),
+      identity: { name: cfg.NEO_BOT_NAME, deployment: cfg.NEO_DEPLOYMENT },
+    },
     async close() {
       await memory.drained();
       await usage.flushed();

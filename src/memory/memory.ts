@@ -18,7 +18,6 @@ import { type Store, StoreUnavailableError } from "../store/types.js";
 import { createPager, type Pager } from "./cortex/pager.js";
 import { DEFAULT_RECALL_TURNS, recordLine } from "./cortex/ranking.js";
 import {
-  type PinnedExtras,
   renderPattern,
   renderPatterns,
   renderPinned,
@@ -28,7 +27,7 @@ import {
 import { type ConsolidatorStats, createConsolidator } from "./writeback/consolidator.js";
 import { lastExchange } from "./writeback/prompt.js";
 
-export interface MemoryOptions extends PinnedExtras {
+export interface MemoryOptions {
   store: Store;
   /** The two-model client; write-back uses the cheap role. */
   llm: LlmClient;
@@ -112,7 +111,7 @@ export function createMemory(opts: MemoryOptions): Memory {
       markUp();
       const shownPatterns = new Set(patterns.map((p) => p.record.id));
       return {
-        pinned: renderPinned(pinned, opts),
+        pinned: renderPinned(pinned),
         recalled: renderRecalled(recalled),
         retrieved: renderRetrieved(retrieved.filter((r) => !shownPatterns.has(r.record.id))),
         patterns: renderPatterns(patterns),

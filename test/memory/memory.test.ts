@@ -34,7 +34,7 @@ for (const { name, factory, skip } of BACKENDS) {
       store = await backend.open();
       ep = await startScriptedOpenAI();
       const { llm } = createLlmForTest(ep, { NEO_CHEAP_MODEL: "cheap-model" });
-      memory = createMemory({ store, llm, writebackDepth: opts.depth, identity: "Neo, a helpful bot" });
+      memory = createMemory({ store, llm, writebackDepth: opts.depth });
     };
     afterEach(async () => {
       await memory.drained();
@@ -78,7 +78,7 @@ for (const { name, factory, skip } of BACKENDS) {
         failed: 0,
         drops: 0,
         depth: 0,
-        written: { facts: 1, userFacts: 2, patterns: 1, outcomes: 0 },
+        written: { facts: 1, userFacts: 2, patterns: 1, outcomes: 0, constraints: 0, goals: 0 },
       });
 
       const page = await memory.port.fault({
@@ -89,7 +89,6 @@ for (const { name, factory, skip } of BACKENDS) {
         live: [],
       });
       expect(page.unavailable).toBeUndefined();
-      expect(page.pinned).toContain("Identity: Neo, a helpful bot");
       expect(page.pinned).toContain("The user's name is Ana.");
       expect(page.pinned).not.toContain("check whether the cluster is healthy"); // the loop pins it
       expect(page.retrieved).toContain("eks-prod-7");
@@ -136,7 +135,14 @@ for (const { name, factory, skip } of BACKENDS) {
       const stats = memory.stats();
       expect(stats.processed + stats.failed).toBe(3);
       expect(stats.failed).toBe(1);
-      expect(stats.written).toEqual({ facts: 0, userFacts: 0, patterns: 0, outcomes: 0 });
+      expect(stats.written).toEqual({
+        facts: 0,
+        userFacts: 0,
+        patterns: 0,
+        outcomes: 0,
+        constraints: 0,
+        goals: 0,
+      });
       expect(await memory.pager.records(ANA)).toEqual([]);
       expect((await memory.pager.exportUser(ANA)).turns).toHaveLength(3);
     });

@@ -38,7 +38,33 @@ describe("parseWriteback", () => {
         },
       ],
       outcome: { summary: "Published v1.2.0", status: "success" },
+      constraints: [],
+      goal: null,
     });
+  });
+
+  it("reads hard constraints (at most 3) and a goal change", () => {
+    const out = parseWriteback(
+      JSON.stringify({
+        facts: [],
+        constraints: [
+          "Never spend more than 5 USDC without asking.",
+          "Always use the Sepolia testnet.",
+          "",
+          7,
+          "c3",
+          "c4",
+        ],
+        goal: { statement: "Migrate the billing service to eks-prod-8", status: "Completed" },
+      }),
+    );
+    expect(out.constraints).toEqual([
+      "Never spend more than 5 USDC without asking.",
+      "Always use the Sepolia testnet.",
+      "c3",
+    ]);
+    expect(out.goal).toEqual({ statement: "Migrate the billing service to eks-prod-8", status: "done" });
+    expect(parseWriteback(JSON.stringify({ goal: { statement: "x", status: "someday" } })).goal).toBeNull();
   });
 
   it("reads an object surrounded by prose", () => {

@@ -19,7 +19,7 @@ import { cutOffReply, EMPTY_NUDGE, LENGTH_NUDGE } from "./notes.js";
 import { recordStep, recordTurnEnd } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { createAdaptCounter, createStallCheck } from "./progress.js";
-import { buildSystemBody, withBudgetStat } from "./prompt.js";
+import { buildSystemBody, DEFAULT_IDENTITY, identityLine, withBudgetStat } from "./prompt.js";
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
 import { cutNotice, enterUserMessage } from "./user-message.js";
@@ -98,6 +98,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let overflowed = false;
     let narration = "";
 
+    const identity = identityLine(deps.identity ?? DEFAULT_IDENTITY, ctx, input.speaker);
     const asked = await enter(input, ctx);
     const fault = (query: string): Promise<MemoryPage> =>
       deps.memory.fault({
@@ -111,7 +112,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
 
     const window = () => {
       const tools = deps.tools.schemas();
-      const body = buildSystemBody({ page, activeGoal: activeGoal(summary, working), summary });
+      const body = buildSystemBody({ identity, page, activeGoal: activeGoal(summary, working), summary });
       const pct = budgetPct({ system: body, messages: working, tools, contextWindow: limits.contextWindow });
       return { tools, body, pct };
     };

@@ -1,6 +1,7 @@
 import type { LlmClient } from "../llm/types.js";
 import type { MemoryPort } from "../memory-port.js";
 import type { ToolSurface } from "../tools/types.js";
+import type { Identity } from "./prompt.js";
 import type { AgentLimits } from "./types.js";
 
 /** What an agent is built from. One set per process, shared by every conversation. */
@@ -9,4 +10,6 @@ export interface AgentDeps {
   tools: ToolSurface;
   memory: MemoryPort;
   limits: AgentLimits;
+  /** Name and deployment, pinned in every system block (default: Neo, no deployment named). */
+  identity?: Identity;
 }

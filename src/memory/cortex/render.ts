@@ -4,19 +4,14 @@
 import { type PinnedBlock, recordLine, type ScoredRecord } from "./ranking.js";
 import type { PatternRecord, TurnRecord } from "./records.js";
 
-export interface PinnedExtras {
-  /** Who Neo is (e.g. its identity line or DID). */
-  identity?: string;
-  /** Rules that hold whatever the user or a tool says. */
-  rules?: readonly string[];
-}
-
 const bullets = (items: readonly string[]) => items.map((i) => `- ${i}`).join("\n");
 
-export function renderPinned(p: PinnedBlock, extras: PinnedExtras = {}): string {
+/**
+ * The cortex's part of the pinned block: the user's hard constraints, profile and open goal. (The
+ * loop pins identity and the inviolable rules itself: they hold with or without memory.)
+ */
+export function renderPinned(p: PinnedBlock): string {
   const parts: string[] = [];
-  if (extras.identity) parts.push(`Identity: ${extras.identity}`);
-  if (extras.rules?.length) parts.push(`Inviolable rules:\n${bullets(extras.rules)}`);
   if (p.constraints.length)
     parts.push(
       `Hard constraints (the user set these; never violate them):\n${bullets(p.constraints.map((c) => c.statement))}`,

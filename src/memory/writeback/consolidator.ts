@@ -29,7 +29,14 @@ export interface ConsolidatorStats {
   /** Jobs that failed (model or store error); logged, never thrown. */
   failed: number;
   /** Items applied, by kind, since start (a deduped repeat or a reinforcement counts as applied). */
-  written: { facts: number; userFacts: number; patterns: number; outcomes: number };
+  written: {
+    facts: number;
+    userFacts: number;
+    patterns: number;
+    outcomes: number;
+    constraints: number;
+    goals: number;
+  };
 }
 
 export interface Consolidator {
@@ -62,16 +69,18 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     drops: 0,
     processed: 0,
     failed: 0,
-    written: { facts: 0, userFacts: 0, patterns: 0, outcomes: 0 },
+    written: { facts: 0, userFacts: 0, patterns: 0, outcomes: 0, constraints: 0, goals: 0 },
   };
   let idleWaiters: Array<() => void> = [];
 
   async function runJob(job: WriteBackJob): Promise<void> {
     if (!opts.store.healthy()) throw new Error("store unavailable; write-back skipped");
+    // The open goal on record, so the model can say this turn finished it.
+    const { activeGoal } = await opts.pager.pinned(job.user);
     const completion = await opts.llm.complete({
       role: "cheap",
       system: WRITEBACK_PROMPT,
-      messages: [{ role: "user", content: renderForWriteback(job.transcript) }],
+      messages: [{ role: "user", content: renderForWriteback(job.transcript, activeGoal) }],
       json: true,
       maxTokens: opts.maxTokens ?? 1024,
       signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
@@ -83,6 +92,8 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     stats.written.userFacts += counts.userFacts;
     stats.written.patterns += counts.patterns;
     stats.written.outcomes += counts.outcomes;
+    stats.written.constraints += counts.constraints;
+    stats.written.goals += counts.goals;
     wbLog.debug({ conversation: job.conversation, ...counts }, "write-back applied");
   }
 

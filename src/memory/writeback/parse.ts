@@ -1,22 +1,38 @@
 /**
  * Reading the cheap model's write-back answer: the outermost `{...}` is cut out of any prose or
  * code fence around it, then validated with zod. Invalid items are dropped one by one; an answer
- * with no JSON object at all yields nothing. Limits (5 facts, 5 user facts, 3 patterns, 1 outcome)
- * are applied here so nothing beyond them can be written.
+ * with no JSON object at all yields nothing. Limits (5 facts, 5 user facts, 3 patterns, 1 outcome;
+ * 3 hard constraints, 1 goal change) are applied here so nothing beyond them can be written.
  */
 import { z } from "zod";
 import type { OutcomeStatus, PatternSpec } from "../cortex/records.js";
 
-export const WRITEBACK_LIMITS = { facts: 5, userFacts: 5, patterns: 3 } as const;
+export const WRITEBACK_LIMITS = { facts: 5, userFacts: 5, patterns: 3, constraints: 3 } as const;
+
+/** A goal the user opened (`active`) or the open goal on record finished (`done`) or dropped. */
+export interface GoalChange {
+  statement: string;
+  status: "active" | "done" | "abandoned";
+}
 
 export interface WritebackExtract {
   facts: string[];
   userFacts: string[];
   patterns: PatternSpec[];
   outcome: { summary: string; status: OutcomeStatus } | null;
+  /** Standing rules the user set for Neo: pinned as hard constraints. */
+  constraints: string[];
+  goal: GoalChange | null;
 }
 
-export const EMPTY_EXTRACT: WritebackExtract = { facts: [], userFacts: [], patterns: [], outcome: null };
+export const EMPTY_EXTRACT: WritebackExtract = {
+  facts: [],
+  userFacts: [],
+  patterns: [],
+  outcome: null,
+  constraints: [],
+  goal: null,
+};
 
 /** The outermost JSON object in `text`, or undefined when there is none that parses. */
 export function parseLooseJson(text: string): unknown {
@@ -38,6 +54,8 @@ const answer = z.object({
   user_facts: list.default([]),
   patterns: list.default([]),
   outcome: z.unknown().optional(),
+  constraints: list.default([]),
+  goal: z.unknown().optional(),
 });
 
 const strings = z
@@ -66,6 +84,18 @@ const outcome = z.object({
   }),
 });
 
+const goal = z.object({
+  statement,
+  status: z.string().transform((s, ctx): GoalChange["status"] => {
+    const v = s.trim().toLowerCase();
+    if (v === "active" || v === "open") return "active";
+    if (v === "done" || v.startsWith("complete") || v.startsWith("finish")) return "done";
+    if (v.startsWith("abandon") || v === "dropped" || v === "cancelled") return "abandoned";
+    ctx.addIssue({ code: "custom", message: `unknown goal status "${s}"` });
+    return z.NEVER;
+  }),
+});
+
 const takeStatements = (xs: unknown[], max: number) => {
   const out: string[] = [];
   for (const x of xs) {
@@ -90,10 +120,13 @@ export function parseWriteback(text: string): WritebackExtract {
     if (patterns.length >= WRITEBACK_LIMITS.patterns) break;
   }
   const o = outcome.safeParse(a.outcome);
+  const g = goal.safeParse(a.goal);
   return {
     facts: takeStatements(a.facts, WRITEBACK_LIMITS.facts),
     userFacts: takeStatements(a.user_facts, WRITEBACK_LIMITS.userFacts),
     patterns,
     outcome: o.success ? o.data : null,
+    constraints: takeStatements(a.constraints, WRITEBACK_LIMITS.constraints),
+    goal: g.success ? g.data : null,
   };
 }

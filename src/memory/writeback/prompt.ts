@@ -8,14 +8,17 @@ export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a cha
 what, if anything, is worth remembering for FUTURE conversations with this same user.
 
 Only the section "THE TURN TO CONSOLIDATE" is new; earlier messages are context you have already seen.
-Extract learnings from that turn only.
+Extract learnings from that turn only. "OPEN GOAL ON RECORD", when present, is the goal the user was
+already pursuing before this turn.
 
 Answer with ONE JSON object and nothing else:
 {
   "facts": ["..."],
   "user_facts": ["..."],
   "patterns": [{"name": "...", "trigger": "...", "preconditions": ["..."], "steps": ["..."], "gotchas": ["..."], "success_criteria": ["..."]}],
-  "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null
+  "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null,
+  "constraints": ["..."],
+  "goal": {"statement": "...", "status": "active" | "done" | "abandoned"} or null
 }
 
 What goes where:
@@ -26,12 +29,18 @@ What goes where:
 - patterns: reusable how-to recipes that were actually carried out (name, when to use it, preconditions,
   the steps, gotchas met, how to tell it worked).
 - outcome: only if a concrete task was completed or failed in this turn; otherwise null.
+- constraints: standing rules the user explicitly set for you, to hold in every future conversation
+  ("never spend more than 5 USDC without asking", "always use the testnet"). Only rules the user
+  stated as lasting, in their own words; never a one-off instruction for this turn.
+- goal: {"status": "active"} with the goal when the user started a task that spans several turns and
+  is not finished; {"status": "done"} or {"status": "abandoned"} with the open goal on record when
+  this turn finished it or the user dropped it; otherwise null.
 
 Rules:
-- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null}.
+- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null, "constraints": [], "goal": null}.
 - Copy identifiers (addresses, ids, hashes, file paths, URLs, amounts) exactly, character for character.
 - Write each fact as one short, self-contained sentence that makes sense without the conversation.
-- At most 5 facts, 5 user_facts, 3 patterns.`;
+- At most 5 facts, 5 user_facts, 3 patterns, 3 constraints.`;
 
 const CONTEXT_CHARS = 8_000;
 const TURN_CHARS = 16_000;
@@ -68,12 +77,16 @@ function tail(text: string, max: number): string {
   return text.length > max ? `…[earlier part cut]\n${text.slice(text.length - max)}` : text;
 }
 
-/** The transcript as the cheap model reads it: earlier context, then the turn to consolidate. */
-export function renderForWriteback(transcript: readonly Message[]): string {
+/**
+ * The transcript as the cheap model reads it: the open goal on record, earlier context, then the
+ * turn to consolidate.
+ */
+export function renderForWriteback(transcript: readonly Message[], openGoal = ""): string {
   const start = lastTurnStart(transcript);
   const context = transcript.slice(0, start).map(line).join("\n");
   const turn = transcript.slice(start).map(line).join("\n");
   const parts = [];
+  if (openGoal) parts.push(`=== OPEN GOAL ON RECORD ===\n${openGoal}`);
   if (context)
     parts.push(`=== EARLIER IN THE CONVERSATION (context only) ===\n${tail(context, CONTEXT_CHARS)}`);
   parts.push(`=== THE TURN TO CONSOLIDATE ===\n${tail(turn, TURN_CHARS)}`);
