@@ -5,27 +5,19 @@
  * transcript lengths 10 and 1,000 (goal: flat). Run alone: `npx tsx bench/conversations.bench.ts`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { loadConfig } from "../src/config.js";
 import { createAgent } from "../src/core/agent/agent.js";
-import type { AgentDeps } from "../src/core/agent/deps.js";
-import { limitsFromConfig } from "../src/core/agent/limits.js";
-import { NO_MEMORY } from "../src/core/agent/no-memory.js";
 import { createConversations } from "../src/core/conversations/create-conversations.js";
 import { createJournal } from "../src/core/conversations/journal.js";
 import type { LogEntry } from "../src/core/conversations/log-entry.js";
 import type { ConversationIO } from "../src/core/conversations/types.js";
-import { createLlmClient } from "../src/core/llm/client.js";
-import { createUsageLedger, pricesFromConfig } from "../src/core/llm/usage-ledger.js";
-import { emptyToolSurface } from "../src/core/tools/empty-surface.js";
 import { createStore } from "../src/store/create-store.js";
 import type { Store } from "../src/store/types.js";
 import { probeRedis, uniquePrefix } from "../test/support/redis.js";
+import { agentDeps, fixedLatencyModel } from "./support/fixed-model.js";
 import type { BenchSection } from "./types.js";
 
 const CONVERSATIONS = 1000;
@@ -36,41 +28,10 @@ const APPENDS = 300;
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-/** An OpenAI-compatible endpoint that answers every request with a short text after a fixed delay. */
-async function fixedLatencyModel(latencyMs: number): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      setTimeout(() => {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            id: "chatcmpl-bench",
-            object: "chat.completion",
-            created: 0,
-            model: "bench",
-            choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
-          }),
-        );
-      }, latencyMs);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
-}
-
 function heapMb(): number {
   gc();
   gc();
   return process.memoryUsage().heapUsed;
-}
-
-function agentDeps(url: string): AgentDeps {
-  const cfg = loadConfig({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", NEO_LLM_MAX_RETRIES: "0" });
-  const llm = createLlmClient(cfg, createUsageLedger(pricesFromConfig(cfg)));
-  const limits = limitsFromConfig(cfg);
-  return { llm, tools: emptyToolSurface, memory: NO_MEMORY, limits };
 }
 
 const noApprovals = { present: async () => undefined, update: async () => {} };
@@ -128,6 +89,8 @@ async function turnsAndMemory(store: Store): Promise<{ turnsPerSec: number; byte
     instanceId: "bench",
     limits: {
       maxConcurrentTurns: SLOTS,
+      // The bench measures scheduling, not the per-user rate: no bucket holds anyone back.
+      userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
       recallTurns: 16,
       idleEvictMs: 600_000,
       leaseMs: 30_000,

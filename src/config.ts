@@ -227,7 +227,17 @@ const serverEnv = z.object({
 const runtimeEnv = z.object({
   NEO_MAX_CONCURRENT_TURNS: int(1)
     .default(8)
-    .describe("Turns running at once in this instance; the rest wait."),
+    .describe(
+      "Turns running at once in this instance; the rest wait, shared fairly: a freed slot goes to the waiting user with the fewest turns running.",
+    ),
+  NEO_USER_TURNS_PER_MINUTE: int(1)
+    .default(20)
+    .describe(
+      "Turns one user may start per minute, sustained (a token bucket per user and instance); beyond it their turns wait, told once, never dropped.",
+    ),
+  NEO_USER_TURN_BURST: int(1)
+    .default(10)
+    .describe("Turns one user may start at once before `NEO_USER_TURNS_PER_MINUTE` applies."),
   NEO_SHUTDOWN_GRACE_MS: int(0)
     .default(10_000)
     .describe("On SIGTERM, how long running turns get to reach a cancellation point."),

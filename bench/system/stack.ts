@@ -114,6 +114,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     NEO_LOG_LEVEL: "warn",
     // A hung model call fails after 5 s instead of the default 120 s (the timeout fault).
     NEO_LLM_TIMEOUT_MS: "5000",
+    // Ten simulated users send hundreds of messages each: the per-user turn rate would measure
+    // itself, not the harness. Fairness has its own bench (bench/fairness.bench.ts).
+    NEO_USER_TURNS_PER_MINUTE: "1000000",
+    NEO_USER_TURN_BURST: "1000000",
     ...o.env,
   };
   let bot: Owned | null = null;

@@ -60,7 +60,7 @@ describe("runCommand", () => {
           resets.push(c);
         },
         compact: async () => {},
-        stats: () => ({ active: 2, running: 1, queued: 3, waitingForSlot: 0 }),
+        stats: () => ({ active: 2, running: 1, queued: 3, waitingForSlot: 0, throttledUsers: 1 }),
       },
       memory: { describe: async () => "- likes tea", forget: async () => 4 },
       tools: {

@@ -35,6 +35,8 @@ export interface Harness {
 
 export const LIMITS: ConversationLimits = {
   maxConcurrentTurns: 4,
+  // Tests of the turn rate set their own bucket; the others are never held back by it.
+  userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
   recallTurns: 16,
   idleEvictMs: 60_000,
   leaseMs: 5000,

@@ -36,6 +36,7 @@ describe("conversationLimits", () => {
   it("maps the environment, with the seed's 16 recalled turns by default", () => {
     expect(conversationLimits(loadConfig({ NEO_MAX_CONCURRENT_TURNS: "3", NEO_LEASE_MS: "9000" }))).toEqual({
       maxConcurrentTurns: 3,
+      userTurns: { perMinute: 20, burst: 10 },
       recallTurns: 16,
       idleEvictMs: 600_000,
       leaseMs: 9000,

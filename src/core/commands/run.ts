@@ -112,7 +112,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
         "*Neo status*",
         `• Models: main \`${m.main}\`, cheap \`${m.cheap}\``,
         `• Store: ${s.kind}, ${s.healthy ? "healthy" : "UNREACHABLE"}`,
-        `• Threads: ${st.active} active, ${st.running} running, ${st.queued} queued messages, ${st.waitingForSlot} waiting for a slot`,
+        `• Threads: ${st.active} active, ${st.running} running, ${st.queued} queued messages, ${st.waitingForSlot} waiting for a slot, ${st.throttledUsers} user(s) over their turn rate`,
         `• Pending approvals: ${pending.length}`,
         `• MCP servers (${servers.length}):`,
         ...servers.map(

@@ -4,7 +4,7 @@
  * limit), evicts idle agents from memory, sweeps the store for work nobody holds, and shuts down by
  * cutting running turns at their next cancellation point so the next start resumes them.
  */
-import type { ConversationKey } from "../keys.js";
+import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { parseInbound } from "./inbound.js";
 import { createJournal, LOCK_PREFIX } from "./journal.js";
@@ -12,7 +12,7 @@ import { createLeases } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordSubmitted } from "./observe.js";
 import { resetSummary } from "./replay.js";
-import { createSlots, SlotsClosedError } from "./slots.js";
+import { createSlots, type SlotGrant, SlotsClosedError } from "./slots.js";
 import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
 import type {
   ConversationIO,
@@ -34,7 +34,7 @@ export function createConversations(options: ConversationsOptions): Conversation
   const { store, limits, instanceId } = options;
   const journal = createJournal(store, limits.dedupeTtlMs);
   const leases = createLeases(store, instanceId, limits.leaseMs);
-  const slots = createSlots(limits.maxConcurrentTurns);
+  const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
   const threads = new Map<ConversationKey, Thread>();
   let closing = false;
   let sweepTimer: NodeJS.Timeout | null = null;
@@ -54,6 +54,8 @@ export function createConversations(options: ConversationsOptions): Conversation
         controls: [],
         idleTimer: null,
         delivered: null,
+        slot: null,
+        lastSpeaker: null,
       };
       threads.set(key, t);
     }
@@ -71,14 +73,39 @@ export function createConversations(options: ConversationsOptions): Conversation
       .catch((err: unknown) => log.warn({ err, conversation: t.key }, "queued status failed"));
   };
 
+  /** Told once per burst, in the thread of its first held-back turn: nothing is dropped. */
+  const tellThrottled = (t: Thread, user: UserKey, waitMs: number): void => {
+    log.info({ conversation: t.key, waitMs }, "turns held back: the user is over their turn rate");
+    const every = Math.max(1, Math.round(60 / limits.userTurns.perMinute));
+    defaultIo(t)
+      .reporter.notice(
+        "You've sent me a lot at once, so I'm taking it a little slower: I'll answer every message, " +
+          `in order, about one every ${every} s (next in about ${Math.max(1, Math.ceil(waitMs / 1000))} s). ` +
+          "Nothing is lost.",
+      )
+      .catch((err: unknown) => log.warn({ err, conversation: t.key, user }, "throttle notice failed"));
+  };
+
+  /**
+   * Whose turn the thread's next pass runs: the first pending message's author when the thread has
+   * read its inbox, else the author of the last message submitted here, else (work found by the
+   * sweep) the conversation itself stands in.
+   */
+  const nextRequester = (t: Thread): UserKey => t.live?.pending[0]?.speaker.userKey ?? t.lastSpeaker ?? t.key;
+
   /**
    * One pass: slot, lease, drain, release. "again" = more work may have arrived; "held" = another
    * instance holds the lease (it re-checks the inbox after releasing, so no message is lost).
    */
   const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
-    let release: () => void;
+    let slot: SlotGrant;
+    const user = nextRequester(t);
     try {
-      release = await slots.acquire((position) => tellQueued(t, position));
+      slot = await slots.acquire({
+        user,
+        onQueued: (position) => tellQueued(t, position),
+        onThrottled: (waitMs) => tellThrottled(t, user, waitMs),
+      });
     } catch (err) {
       if (err instanceof SlotsClosedError) return "done";
       throw err;
@@ -87,13 +114,15 @@ export function createConversations(options: ConversationsOptions): Conversation
     try {
       const lease = await leases.tryAcquire(journal.lockKey(t.key));
       if (!lease) return "held";
+      t.slot = slot;
       try {
         taken = await drain(t, lease, env);
       } finally {
+        t.slot = null;
         await lease.release();
       }
     } finally {
-      release();
+      slot.release();
     }
     if (closing) return "done";
     // Re-check after releasing: a message journaled while we held the lease, whose submitter
@@ -212,6 +241,7 @@ export function createConversations(options: ConversationsOptions): Conversation
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
       const t = thread(message.conversation);
+      t.lastSpeaker = message.speaker.userKey;
       if (io) t.ios.set(message.id, io);
       acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>
         log.warn({ err, conversation: t.key }, "queued acknowledgement failed"),
@@ -254,7 +284,13 @@ export function createConversations(options: ConversationsOptions): Conversation
         if (t.turn) running++;
         queued += t.live?.pending.length ?? 0;
       }
-      return { active: threads.size, running, queued, waitingForSlot: slots.waiting };
+      return {
+        active: threads.size,
+        running,
+        queued,
+        waitingForSlot: slots.waiting,
+        throttledUsers: slots.throttled,
+      };
     },
 
     async shutdown(graceMs) {

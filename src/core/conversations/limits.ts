@@ -5,6 +5,7 @@ import type { ConversationLimits } from "./types.js";
 export function conversationLimits(cfg: Config): ConversationLimits {
   return {
     maxConcurrentTurns: cfg.NEO_MAX_CONCURRENT_TURNS,
+    userTurns: { perMinute: cfg.NEO_USER_TURNS_PER_MINUTE, burst: cfg.NEO_USER_TURN_BURST },
     recallTurns: cfg.NEO_RECALL_TURNS,
     idleEvictMs: cfg.NEO_IDLE_EVICT_MS,
     leaseMs: cfg.NEO_LEASE_MS,

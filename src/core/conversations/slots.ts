@@ -1,15 +1,52 @@
 /**
- * A FIFO semaphore: at most `size` turns run at once on this instance; the rest wait in arrival
- * order and are told their place in the line.
+ * The turn slots of this instance, shared fairly across users (DESIGN.md, Fairness). At most `size`
+ * turns run at once. When a slot frees, it goes to the waiting user with the fewest turns running,
+ * among equals the one served least recently (round robin), then the one waiting longest, so one
+ * user's backlog never holds another user's first turn back by more than one running turn. Each user also has a token bucket (`bucket`): a turn
+ * starts only with a token, so a burst beyond it waits for the refill; the first waiter of such a
+ * burst hears it once (`onThrottled`), and nothing is dropped. A user's own turns start in the
+ * order they asked.
  */
+import type { UserKey } from "../keys.js";
+import { type BucketLimits, createTokenBucket, type TokenBucket } from "./token-bucket.js";
+
+export interface SlotRequest {
+  /** Whose turn it is (the requester); the key fairness and the bucket are kept by. */
+  user: UserKey;
+  /** No slot is free: `position` in line at the current pace (1 = next). Not called when throttled. */
+  onQueued?(position: number): void;
+  /** The user's bucket is empty: told to the first waiter of a burst only, with the wait for a token. */
+  onThrottled?(waitMs: number): void;
+}
+
+export interface SlotGrant {
+  /** Free the slot (idempotent). */
+  release(): void;
+  /** True when a turn that could start now waits for a slot: a holder running several turns yields. */
+  contended(): boolean;
+}
 
 export interface Slots {
-  /** Resolves with a release function once a slot is free; `onWait` hears the place in line (1 = next). */
-  acquire(onWait?: (position: number) => void): Promise<() => void>;
+  acquire(req: SlotRequest): Promise<SlotGrant>;
   readonly running: number;
   readonly waiting: number;
+  /** Users whose waiting turns wait for a token. */
+  readonly throttled: number;
   /** Stop granting: every waiter (and later caller) gets a `SlotsClosedError`. */
   close(): void;
+}
+
+/** Time, injectable so the bucket can be tested without waiting. */
+export interface SlotClock {
+  now(): number;
+  /** Call `fn` after `ms`; the returned function cancels it. */
+  after(ms: number, fn: () => void): () => void;
+}
+
+export interface SlotsOptions {
+  size: number;
+  bucket: BucketLimits;
+  clock?: SlotClock;
 }
 
 export class SlotsClosedError extends Error {
@@ -17,47 +54,192 @@ export class SlotsClosedError extends Error {
 }
 
 interface Waiter {
-  grant: (release: () => void) => void;
+  seq: number;
+  req: SlotRequest;
+  grant: (g: SlotGrant) => void;
   refuse: (err: Error) => void;
 }
 
-export function createSlots(size: number): Slots {
-  let running = 0;
-  let closed = false;
-  const queue: Waiter[] = [];
+interface UserState {
+  bucket: TokenBucket;
+  running: number;
+  queue: Waiter[];
+  /** This burst was told it is throttled (reset once the user has nothing waiting). */
+  told: boolean;
+  /** When the user was last given a slot (grant counter; 0 = never). */
+  served: number;
+}
 
-  const makeRelease = (): (() => void) => {
+const realClock: SlotClock = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return () => clearTimeout(t);
+  },
+};
+
+/** Idle users are forgotten once their bucket is full; swept when this many are held. */
+const SWEEP_AT = 1000;
+
+export function createSlots(opts: SlotsOptions): Slots {
+  const clock = opts.clock ?? realClock;
+  const users = new Map<UserKey, UserState>();
+  let running = 0;
+  let waiting = 0;
+  let seq = 0;
+  let grants = 0;
+  let closed = false;
+  let cancelTimer: (() => void) | null = null;
+
+  const stateOf = (user: UserKey): UserState => {
+    let u = users.get(user);
+    if (!u) {
+      if (users.size >= SWEEP_AT) sweep();
+      u = {
+        bucket: createTokenBucket(opts.bucket, clock.now()),
+        running: 0,
+        queue: [],
+        told: false,
+        served: 0,
+      };
+      users.set(user, u);
+    }
+    return u;
+  };
+
+  const sweep = () => {
+    const now = clock.now();
+    for (const [k, u] of users) {
+      if (u.running === 0 && u.queue.length === 0 && u.bucket.full(now)) users.delete(k);
+    }
+  };
+
+  interface Rank {
+    running: number;
+    served: number;
+    head: number;
+  }
+  /** Fewest running, then served least recently, then waiting longest: who gets the next slot. */
+  const better = (a: Rank, b: Rank) =>
+    a.running !== b.running
+      ? a.running < b.running
+      : a.served !== b.served
+        ? a.served < b.served
+        : a.head < b.head;
+  const rank = (u: Pick<UserState, "running" | "served">, head: Waiter): Rank => ({
+    running: u.running,
+    served: u.served,
+    head: head.seq,
+  });
+
+  const next = (now: number): UserState | undefined => {
+    let best: UserState | undefined;
+    for (const u of users.values()) {
+      if (u.queue.length === 0 || u.bucket.level(now) < 1) continue;
+      if (!best || better(rank(u, u.queue[0]!), rank(best, best.queue[0]!))) best = u;
+    }
+    return best;
+  };
+
+  const makeGrant = (u: UserState): SlotGrant => {
     let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const next = queue.shift();
-      if (next && !closed) next.grant(makeRelease());
-      else running--;
+    return {
+      release() {
+        if (done) return;
+        done = true;
+        u.running--;
+        running--;
+        schedule();
+      },
+      contended: () => !closed && next(clock.now()) !== undefined,
     };
   };
 
-  return {
-    acquire(onWait) {
-      if (closed) return Promise.reject(new SlotsClosedError("no new turns: shutting down"));
-      if (running < size) {
-        running++;
-        return Promise.resolve(makeRelease());
+  function schedule(): void {
+    if (closed) return;
+    const now = clock.now();
+    while (running < opts.size) {
+      const u = next(now);
+      if (!u) break;
+      u.bucket.take(now);
+      const w = u.queue.shift()!;
+      waiting--;
+      u.running++;
+      u.served = ++grants;
+      running++;
+      if (u.queue.length === 0) u.told = false;
+      w.grant(makeGrant(u));
+    }
+    // Waiters held back by their bucket alone: tell each burst once, and wake at the next token.
+    cancelTimer?.();
+    cancelTimer = null;
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const u of users.values()) {
+      if (u.queue.length === 0) continue;
+      const wait = u.bucket.waitMs(now);
+      if (wait === 0) continue;
+      if (!u.told) {
+        u.told = true;
+        u.queue[0]!.req.onThrottled?.(wait);
       }
-      return new Promise((grant, refuse) => {
-        queue.push({ grant, refuse });
-        onWait?.(queue.length);
+      soonest = Math.min(soonest, wait);
+    }
+    if (running < opts.size && Number.isFinite(soonest)) cancelTimer = clock.after(soonest, schedule);
+  }
+
+  /** Where `w` stands in line if every waiting user had tokens (1 = next). */
+  const positionOf = (w: Waiter): number => {
+    const sim = [...users.values()]
+      .filter((u) => u.queue.length > 0)
+      .map((u) => ({ running: u.running, served: u.served, queue: u.queue, at: 0 }));
+    let served = grants;
+    for (let position = 1; ; position++) {
+      let best: (typeof sim)[number] | undefined;
+      for (const s of sim) {
+        if (s.at >= s.queue.length) continue;
+        if (!best || better(rank(s, s.queue[s.at]!), rank(best, best.queue[best.at]!))) best = s;
+      }
+      if (!best || best.queue[best.at] === w) return position;
+      best.at++;
+      best.running++;
+      best.served = ++served;
+    }
+  };
+
+  return {
+    acquire(req) {
+      if (closed) return Promise.reject(new SlotsClosedError("no new turns: shutting down"));
+      const u = stateOf(req.user);
+      return new Promise<SlotGrant>((grant, refuse) => {
+        const w: Waiter = { seq: ++seq, req, grant, refuse };
+        u.queue.push(w);
+        waiting++;
+        schedule();
+        // Still waiting, and not for a token: say where it stands.
+        if (u.queue.includes(w) && u.bucket.waitMs(clock.now()) === 0) req.onQueued?.(positionOf(w));
       });
     },
     get running() {
       return running;
     },
     get waiting() {
-      return queue.length;
+      return waiting;
+    },
+    get throttled() {
+      const now = clock.now();
+      let n = 0;
+      for (const u of users.values()) if (u.queue.length > 0 && u.bucket.waitMs(now) > 0) n++;
+      return n;
     },
     close() {
       closed = true;
-      for (const w of queue.splice(0)) w.refuse(new SlotsClosedError("no new turns: shutting down"));
+      cancelTimer?.();
+      cancelTimer = null;
+      for (const u of users.values()) {
+        for (const w of u.queue.splice(0)) w.refuse(new SlotsClosedError("no new turns: shutting down"));
+      }
+      waiting = 0;
     },
   };
 }

@@ -5,7 +5,7 @@
  * the log before the loop moves on.
  */
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
-import type { ConversationKey } from "../keys.js";
+import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { RESUME_NOTE, toTurnInput } from "./inbound.js";
 import type { Journal } from "./journal.js";
@@ -21,6 +21,7 @@ import {
   tailOrphans,
   trimmedSummary,
 } from "./replay.js";
+import type { SlotGrant } from "./slots.js";
 import type { ConversationAgent, ConversationIO, ConversationsOptions, InboundMessage } from "./types.js";
 
 /** What this instance knows of a conversation it has worked on. Valid while `logLength` matches. */
@@ -59,6 +60,10 @@ export interface Thread {
    * log (store down): its resume must not post the answer again.
    */
   delivered: string | null;
+  /** The turn slot the current pass holds: it yields between turns when another turn waits. */
+  slot: SlotGrant | null;
+  /** Author of the last message submitted on this instance (whose turn the next pass likely is). */
+  lastSpeaker: UserKey | null;
 }
 
 export interface ThreadEnv {
@@ -154,6 +159,8 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
       await journal.markPending(t.key);
     }
     await runTurn(t, live, lease, env, live.pending.shift()!, "new");
+    // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
+    if (t.slot?.contended()) return live.taken;
   }
 }
 

@@ -7,6 +7,7 @@ import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/ty
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { ConversationKey, Platform, Speaker } from "../keys.js";
 import type { Reporter } from "../reporter.js";
+import type { BucketLimits } from "./token-bucket.js";
 
 export interface InboundMessage {
   /** Platform id of the message or event (Slack event_id / ts, Discord message id). Dedupe key. */
@@ -47,6 +48,8 @@ export interface ConversationStats {
   running: number;
   queued: number;
   waitingForSlot: number;
+  /** Users whose waiting turns are held back by their turn rate (token bucket). */
+  throttledUsers: number;
 }
 
 export interface Conversations {
@@ -75,8 +78,10 @@ export interface ConversationAgent {
 
 /** Limits of the conversations layer; defaults in `src/config.ts`. */
 export interface ConversationLimits {
-  /** Turns running at once on this instance (`NEO_MAX_CONCURRENT_TURNS`); the rest wait in order. */
+  /** Turns running at once on this instance (`NEO_MAX_CONCURRENT_TURNS`); the rest wait, shared fairly across users. */
   maxConcurrentTurns: number;
+  /** Each user's turn rate on this instance: a token bucket (`NEO_USER_TURNS_PER_MINUTE`, `NEO_USER_TURN_BURST`). */
+  userTurns: BucketLimits;
   /** User turns a conversation rebuilt from the store keeps (`NEO_RECALL_TURNS`, seed `Seed`). */
   recallTurns: number;
   /** An idle conversation leaves process memory after this long; its transcript stays in the store. */

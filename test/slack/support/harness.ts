@@ -198,6 +198,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     instanceId: "slack-test",
     limits: {
       maxConcurrentTurns: o.maxConcurrentTurns ?? 8,
+      userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
       recallTurns: 16,
       idleEvictMs: 60_000,
       leaseMs: 5000,
