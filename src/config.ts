@@ -200,6 +200,11 @@ const serverEnv = z.object({
     .describe(
       "Comma-separated user keys (`slack:T…:U…`, `discord:<guild>:<user>`) or platform user ids (`U…`, `discord:<user>`) with admin rights.",
     ),
+  NEO_ANSWER_BOTS: csv
+    .default([])
+    .describe(
+      "Comma-separated bot ids whose messages Neo answers like a person's (Slack `B…` bot ids or `U…` bot user ids, Discord bot user ids); other bots are ignored.",
+    ),
   NEO_EXECUTOR_URL: optionalUrl.describe(
     "Remote executor base URL (see [approvals](approvals.md)); unset = the embedded executor.",
   ),

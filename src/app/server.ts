@@ -91,6 +91,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
             ...(cfg.SLACK_APP_TOKEN ? { SLACK_APP_TOKEN: cfg.SLACK_APP_TOKEN } : {}),
             ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
             NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
+            NEO_ANSWER_BOTS: cfg.NEO_ANSWER_BOTS,
           },
           conversations,
           broker: s.broker,
@@ -105,6 +106,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
         config: {
           DISCORD_TOKEN: cfg.DISCORD_TOKEN,
           ...(cfg.DISCORD_API_URL ? { DISCORD_API_URL: cfg.DISCORD_API_URL } : {}),
+          NEO_ANSWER_BOTS: cfg.NEO_ANSWER_BOTS,
         },
         conversations,
         broker: s.broker,

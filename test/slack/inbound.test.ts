@@ -49,7 +49,11 @@ describe("inbound decisions", () => {
     };
     expect(reason({ ...base, user: "UNEO" })).toBe("Neo's own post");
     expect(reason({ ...base, bot_id: "BNEO" })).toBe("Neo's own post");
-    expect(reason({ ...base, bot_id: "B2", subtype: "bot_message" })).toBe("bot message");
+    expect(reason({ ...base, bot_id: "B2", subtype: "bot_message" })).toBe(
+      "bot message (not in NEO_ANSWER_BOTS)",
+    );
+    expect(reason({ ...base, user: "USLACKBOT" })).toBe("Slackbot notice");
+    expect(reason({ ...base, subtype: "channel_join" })).toBe("message subtype channel_join");
     expect(reason({ ...base, subtype: "message_changed" })).toBe("message edit");
     expect(reason({ ...base, subtype: "message_deleted" })).toBe("message deletion");
     expect(reason({ ...base, channel_type: "channel" })).toContain("without a mention");

@@ -27,6 +27,8 @@ import type { TypingOptions } from "./typing.js";
 export interface DiscordAdapterConfig {
   DISCORD_TOKEN?: string;
   DISCORD_API_URL?: string;
+  /** Bot user ids whose messages are answered like a person's. */
+  NEO_ANSWER_BOTS?: string[];
 }
 
 export interface DiscordAdapterOptions {
@@ -130,6 +132,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     reporter: (c) => io(c).reporter,
     neoId: () => client.user!.id,
     catchUp: backfill,
+    answerBots: new Set(o.config.NEO_ANSWER_BOTS ?? []),
     onEmptyContent: () => {
       if (contentWarned) return;
       contentWarned = true;

@@ -8,6 +8,8 @@ export type ChannelKind = "dm" | "text" | "thread" | "other";
 /** What `classify` needs to know about a message. */
 export interface MessageFacts {
   authorIsBot: boolean;
+  /** The author is a bot listed in `NEO_ANSWER_BOTS`: answered like a person. */
+  authorIsAllowedBot: boolean;
   authorIsNeo: boolean;
   /** Webhook or system message (joins, pins, thread-created notices). */
   system: boolean;
@@ -29,7 +31,7 @@ export type Route =
 
 export function classify(f: MessageFacts): Route {
   if (f.authorIsNeo) return { action: "ignore", reason: "message is Neo's own" };
-  if (f.authorIsBot) return { action: "ignore", reason: "author is a bot" };
+  if (f.authorIsBot && !f.authorIsAllowedBot) return { action: "ignore", reason: "author is a bot" };
   if (f.system) return { action: "ignore", reason: "system or webhook message" };
   if (f.kind === "dm") {
     return f.content.trim() ? { action: "dm" } : { action: "ignore", reason: "empty DM (attachments only)" };

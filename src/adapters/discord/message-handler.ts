@@ -30,6 +30,8 @@ export interface MessageHandlerDeps {
   onEmptyContent: () => void;
   /** Where a catch-up after a restart starts (see `backfill.ts`). */
   catchUp: Pick<Backfill, "begin" | "done">;
+  /** Bot user ids answered like people (`NEO_ANSWER_BOTS`). */
+  answerBots: ReadonlySet<string>;
 }
 
 function kindOf(message: Message): ChannelKind {
@@ -76,6 +78,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     const route = classify({
       authorIsNeo: message.author.id === neoId,
       authorIsBot: message.author.bot,
+      authorIsAllowedBot: d.answerBots.has(message.author.id),
       system: message.system || message.webhookId !== null,
       kind,
       mentionsNeo,

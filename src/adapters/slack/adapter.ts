@@ -45,6 +45,8 @@ export interface SlackAdapterConfig {
   SLACK_API_URL?: string;
   /** HTTP mode: the port of the Events API receiver (0 = any free port). */
   NEO_HTTP_PORT: number;
+  /** Bot ids (`B…`) or bot user ids whose messages are answered like a person's. */
+  NEO_ANSWER_BOTS?: string[];
 }
 
 export interface SlackAdapterOptions {
@@ -229,6 +231,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     access: o.access,
     conversations: o.conversations,
     workspaces,
+    policy: { answerBots: new Set(config.NEO_ANSWER_BOTS ?? []) },
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
   registerCommands(app, {

@@ -11,7 +11,13 @@ import type { Conversations, InboundMessage } from "../../core/conversations/typ
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
-import { decideInbound, type InboundDecision, type SlackIdentity, slackToPlain } from "./inbound.js";
+import {
+  decideInbound,
+  type InboundDecision,
+  type InboundPolicy,
+  type SlackIdentity,
+  slackToPlain,
+} from "./inbound.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
 /**
@@ -29,6 +35,8 @@ export interface InboundDeps {
   conversations: Pick<Conversations, "submit">;
   /** The workspace each event came from: its identity, token and calls. */
   workspaces: SlackWorkspaces;
+  /** Bots answered like people (`NEO_ANSWER_BOTS`). */
+  policy: InboundPolicy;
 }
 
 type Message = Extract<InboundDecision, { kind: "message" }>;
@@ -74,7 +82,9 @@ export function registerInbound(app: App, deps: InboundDeps): void {
     if (!(await deps.store.setIfAbsent(key, 1, EVENT_CLAIM_MS))) {
       // A retried delivery: named by its message and conversation when it is one Neo would take.
       const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
-      const d = me ? decideInbound(event, me) : ({ kind: "ignore", reason: "unknown workspace" } as const);
+      const d = me
+        ? decideInbound(event, me, deps.policy)
+        : ({ kind: "ignore", reason: "unknown workspace" } as const);
       recordInbound({
         platform: "slack",
         id: d.kind === "message" ? d.id : eventId,
@@ -100,7 +110,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       slog.debug({ eventId, team: teamId }, "ignored: Neo is not installed in this workspace");
       return;
     }
-    const d = decideInbound(event, me);
+    const d = decideInbound(event, me, deps.policy);
     if (d.kind === "ignore") {
       countIgnored("slack");
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);

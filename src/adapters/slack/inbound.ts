@@ -60,7 +60,18 @@ export function slackToPlain(text: string, botUserId: string): string {
     .trim();
 }
 
-export function decideInbound(raw: unknown, me: SlackIdentity): InboundDecision {
+/** Slackbot's own user id: its notices (reminders, tips, "you were added…") land in the DM. */
+export const SLACKBOT_USER = "USLACKBOT";
+/** Subtypes a person writes; every other subtype is a system notice (joins, topic, pins, edits…). */
+const PERSON_SUBTYPES = new Set(["thread_broadcast", "file_share", "me_message"]);
+
+/** Who besides people Neo answers: bot ids (`B…`) or bot user ids (`U…`) from `NEO_ANSWER_BOTS`. */
+export interface InboundPolicy {
+  answerBots: ReadonlySet<string>;
+}
+const NO_BOTS: InboundPolicy = { answerBots: new Set() };
+
+export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS): InboundDecision {
   const parsed = slackMessageEventSchema.safeParse(raw);
   if (!parsed.success)
     return { kind: "ignore", reason: `unrecognised event shape: ${parsed.error.issues[0]?.message}` };
@@ -68,14 +79,22 @@ export function decideInbound(raw: unknown, me: SlackIdentity): InboundDecision 
   if (e.user === me.botUserId || (me.botId !== undefined && e.bot_id === me.botId)) {
     return { kind: "ignore", reason: "Neo's own post" };
   }
+  if (e.user === SLACKBOT_USER) return { kind: "ignore", reason: "Slackbot notice" };
   if (e.subtype === "message_changed" || e.edited !== undefined)
     return { kind: "ignore", reason: "message edit" };
   if (e.subtype === "message_deleted") return { kind: "ignore", reason: "message deletion" };
-  if (e.bot_id !== undefined || e.subtype === "bot_message") return { kind: "ignore", reason: "bot message" };
-  if (e.subtype !== undefined && e.subtype !== "thread_broadcast" && e.subtype !== "file_share") {
+  const bot = e.bot_id !== undefined || e.subtype === "bot_message";
+  const allowedBot =
+    bot &&
+    ((e.bot_id !== undefined && policy.answerBots.has(e.bot_id)) ||
+      (e.user !== undefined && policy.answerBots.has(e.user)));
+  if (bot && !allowedBot) return { kind: "ignore", reason: "bot message (not in NEO_ANSWER_BOTS)" };
+  if (e.subtype !== undefined && !PERSON_SUBTYPES.has(e.subtype) && !allowedBot) {
     return { kind: "ignore", reason: `message subtype ${e.subtype}` };
   }
-  if (!e.user) return { kind: "ignore", reason: "no author" };
+  // A `bot_message` from an allowed bot may carry only its bot id: that is who speaks.
+  const author = e.user ?? (allowedBot ? e.bot_id : undefined);
+  if (!author) return { kind: "ignore", reason: "no author" };
   const isDm = e.type === "message" && e.channel_type === "im";
   if (e.type === "message" && !isDm) {
     return { kind: "ignore", reason: "channel message without a mention (app_mention carries those)" };
@@ -97,7 +116,7 @@ export function decideInbound(raw: unknown, me: SlackIdentity): InboundDecision 
     threadTs,
     inThread: e.thread_ts !== undefined && e.thread_ts !== e.ts,
     ts: e.ts,
-    user: e.user,
+    user: author,
     text,
     shared: !isDm,
   };

@@ -48,6 +48,8 @@ export interface RigOptions {
   approvalTtlMs?: number;
   /** NEO_ADMIN_USER_IDS, built from the fake's (fresh) user ids. */
   adminIds?: (fake: FakeDiscord) => string[];
+  /** NEO_ANSWER_BOTS, built from the fake's (fresh) user ids. */
+  answerBots?: (fake: FakeDiscord) => string[];
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
@@ -77,7 +79,11 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const commands = testCommandDeps(store, conversations, broker, access, forgotten);
   const makeAdapter = () =>
     createDiscordAdapter({
-      config: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiBase },
+      config: {
+        DISCORD_TOKEN: fake.token,
+        DISCORD_API_URL: fake.apiBase,
+        ...(opts.answerBots ? { NEO_ANSWER_BOTS: opts.answerBots(fake) } : {}),
+      },
       conversations,
       broker,
       access,

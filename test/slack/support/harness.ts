@@ -74,6 +74,8 @@ export interface HarnessOptions {
    * `oauth.v2.access` installs these workspaces (their events are sent with `envelope(…, team)`).
    */
   oauthInstalls?: FakeInstall[];
+  /** `NEO_ANSWER_BOTS`: bot ids answered like people. */
+  answerBots?: string[];
 }
 
 /** The app's OAuth credentials in OAuth-mode harnesses. */
@@ -239,6 +241,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       ...(o.socketMode ? { SLACK_APP_TOKEN: "xapp-test-token" } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
       SLACK_API_URL: fake.apiUrl,
       NEO_HTTP_PORT: 0,
+      ...(o.answerBots ? { NEO_ANSWER_BOTS: o.answerBots } : {}),
     },
     host: "127.0.0.1",
     conversations,
