@@ -54,6 +54,28 @@ const modelEnv = z.object({
       "openai SDK retries per model call (408/409/429/5xx, connection errors); the only retry layer for model calls.",
     ),
   NEO_LLM_TIMEOUT_MS: int(1000).default(120_000).describe("Timeout of one model request attempt."),
+  NEO_MAIN_MODEL_VISION: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .describe(
+      "`true` when the main model reads images: attached PNG, JPEG, GIF and WebP files are sent to it as image parts. `false`: images are named only, and the user is told once.",
+    ),
+});
+
+/** Files attached to messages. */
+const filesEnv = z.object({
+  NEO_FILE_MAX_BYTES: int(1)
+    .default(20 * 1024 * 1024)
+    .describe(
+      "Largest attached file Neo downloads, in bytes (default 20 MB); a larger one is refused with a message.",
+    ),
+  NEO_FILES_PER_MESSAGE: int(0)
+    .default(5)
+    .describe("Attached files read per message; the rest are named and the user is told."),
+  NEO_FILE_TEXT_TOKENS: int(100)
+    .default(8000)
+    .describe("Tokens of text kept from one text-like file or PDF; the rest is cut with a marker."),
 });
 
 /** The agent loop; the defaults are the seed's numbers. */
@@ -274,6 +296,7 @@ const runtimeEnv = z.object({
 export const configSections = [
   { title: "Model endpoint", schema: modelEnv },
   { title: "Agent loop", schema: loopEnv },
+  { title: "Files", schema: filesEnv },
   { title: "Tools", schema: toolsEnv },
   { title: "Storage", schema: storageEnv },
   { title: "Discord", schema: discordEnv },
@@ -286,6 +309,7 @@ export const configSections = [
 export const envSchema = z.object({
   ...modelEnv.shape,
   ...loopEnv.shape,
+  ...filesEnv.shape,
   ...toolsEnv.shape,
   ...storageEnv.shape,
   ...discordEnv.shape,

@@ -17,6 +17,7 @@ import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
 import type { Executor } from "../core/approvals/executor.js";
 import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
 import { createConversationLookup } from "../core/conversations/lookup.js";
+import { createFileIntake, fileLimitsFromConfig } from "../core/files/index.js";
 import { createLlmClient } from "../core/llm/client.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
@@ -116,6 +117,7 @@ export async function createServices(cfg: Config): Promise<Services> {
       memory: memory.port,
       limits: limitsFromConfig(cfg),
       identity: { name: cfg.NEO_BOT_NAME, deployment: cfg.NEO_DEPLOYMENT },
+      files: createFileIntake({ store, limits: fileLimitsFromConfig(cfg) }),
     },
     async close() {
       await memory.drained();

@@ -2,7 +2,9 @@
  * A scripted OpenAI-compatible endpoint: a real HTTP server on 127.0.0.1 that the real `openai`
  * SDK talks to (`baseURL: endpoint.url`). Tests script turns: what a request must contain and what
  * to answer. Every request is also validated without being asked (tool call/result pairing, no
- * duplicate messages, prefix consistency per conversation except across a compaction); a violation
+ * duplicate messages, content arrays as OpenAI accepts them (text parts; image parts in user messages
+ * only, https or a base64 data URL whose bytes are the image type it names), prefix consistency per
+ * conversation except across a compaction or for a released image); a violation
  * is answered with HTTP 400 naming the message (the SDK does not retry 400s, so the loop fails at
  * once), recorded in `violations`, and makes `close()` reject, so `afterEach(() => ep.close())`
  * fails the test.
@@ -25,6 +27,7 @@ import type { AddressInfo } from "node:net";
 import { CONVERSATION_HEADER, PURPOSE_HEADER } from "../../src/core/llm/request-headers.js";
 import {
   alternationViolations,
+  contentViolations,
   duplicateViolations,
   pairingViolations,
   prefixViolation,
@@ -292,6 +295,7 @@ export async function startScriptedOpenAI(
 
     const problems = [
       ...alternationViolations(rec.messages),
+      ...contentViolations(all),
       ...pairingViolations(rec.messages),
       ...duplicateViolations(rec.messages),
     ];

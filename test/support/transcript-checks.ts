@@ -143,7 +143,7 @@ export function prefixViolation(
     if (i >= b.length) {
       return `request #${next.index} drops ${describeMessage(a[i]!, i)} that request #${prev.index} had (no compaction announced)`;
     }
-    if (!sameMessage(a[i]!, b[i]!)) {
+    if (!sameMessage(a[i]!, b[i]!) && !releasedImages(a[i]!, b[i]!)) {
       return `request #${next.index} does not extend request #${prev.index}: ${describeMessage(b[i]!, i)} replaces ${describeMessage(a[i]!, i)} (no compaction announced)`;
     }
   }
@@ -151,4 +151,77 @@ export function prefixViolation(
     return `request #${next.index} repeats request #${prev.index} without appending anything`;
   }
   return null;
+}
+
+/** The text parts of a content array, joined (a string content is its own text). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((p): p is { type: "text"; text: string } => p?.type === "text")
+    .map((p) => p.text)
+    .join("");
+}
+
+/**
+ * A user message sent with image parts in one request and as its text alone in the next: the
+ * images were released when their turn ended (`src/core/llm/wire.ts`). The one allowed change of
+ * an earlier message; anything else (different text, images appearing later) still breaks the prefix.
+ */
+function releasedImages(prev: WireMessage, next: WireMessage): boolean {
+  if (prev.role !== "user" || next.role !== "user") return false;
+  if (!Array.isArray(prev.content) || typeof next.content !== "string") return false;
+  return contentText(prev.content) === next.content;
+}
+
+const IMAGE_SIGNATURES: Record<string, (b: Buffer) => boolean> = {
+  "image/png": (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  "image/jpeg": (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  "image/gif": (b) => b.subarray(0, 4).toString("latin1") === "GIF8",
+  "image/webp": (b) =>
+    b.subarray(0, 4).toString("latin1") === "RIFF" && b.subarray(8, 12).toString("latin1") === "WEBP",
+};
+
+/**
+ * Content arrays as OpenAI accepts them: user messages may mix `text` parts and `image_url` parts;
+ * an image's URL is https or a base64 data URL of PNG, JPEG, GIF or WebP whose bytes really are
+ * that format; assistant, tool and system messages carry text (a string or text parts) only; no
+ * array is empty and every text part has a string text.
+ */
+export function contentViolations(messages: WireMessage[]): string[] {
+  const out: string[] = [];
+  messages.forEach((m, i) => {
+    if (m.content === null || m.content === undefined || typeof m.content === "string") return;
+    const where = describeMessage(m, i);
+    if (!Array.isArray(m.content)) {
+      out.push(`${where}: content is neither a string nor an array`);
+      return;
+    }
+    if (m.content.length === 0) out.push(`${where}: empty content array`);
+    for (const [j, part] of (m.content as Array<Record<string, unknown>>).entries()) {
+      if (part?.type === "text") {
+        if (typeof part.text !== "string") out.push(`${where}: part ${j} has no text`);
+        continue;
+      }
+      if (part?.type !== "image_url" || m.role !== "user") {
+        out.push(`${where}: part ${j} of type ${String(part?.type)} is not allowed in a ${m.role} message`);
+        continue;
+      }
+      const url = (part.image_url as { url?: unknown } | undefined)?.url;
+      if (typeof url !== "string") {
+        out.push(`${where}: image part ${j} has no url`);
+        continue;
+      }
+      if (url.startsWith("https://")) continue;
+      const data = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/.exec(url);
+      if (!data) {
+        out.push(`${where}: image part ${j} is not an https URL or a base64 PNG/JPEG/GIF/WebP data URL`);
+        continue;
+      }
+      if (!IMAGE_SIGNATURES[data[1]!]!(Buffer.from(data[2]!, "base64"))) {
+        out.push(`${where}: image part ${j} says ${data[1]} but its bytes are not`);
+      }
+    }
+  });
+  return out;
 }

@@ -5,6 +5,8 @@
  */
 import { budgetPct } from "../budget/budget.js";
 import { COMPACTION_NOTICE, type CompactionReason, compactWindow } from "../compaction/compact.js";
+import { createFileIntake } from "../files/intake.js";
+import { DEFAULT_FILE_LIMITS } from "../files/types.js";
 import { LlmError } from "../llm/errors.js";
 import type { AssistantMessage, Completion, Message, ToolMessage, UsageTags } from "../llm/types.js";
 import { log } from "../log.js";
@@ -23,6 +25,7 @@ import { buildSystemBody, DEFAULT_IDENTITY, identityLine, withBudgetStat } from 
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
 import { cutNotice, enterUserMessage } from "./user-message.js";
+import { IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
 
 export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
 
@@ -41,6 +44,7 @@ export interface Agent {
 
 export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
   const { limits } = deps;
+  const files = deps.files ?? createFileIntake({ limits: DEFAULT_FILE_LIMITS });
   let working: Message[] = [...(initial?.working ?? [])];
   let summary: string | null = initial?.summary ?? null;
   let busy = false;
@@ -52,10 +56,23 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
 
   /** A user message joins the transcript (cut, and the user told, if it alone would crowd out the window). */
   const enter = async (input: TurnInput, ctx: TurnContext): Promise<string> => {
-    const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
+    if (!input.files?.length) {
+      const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
+      if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
+      await append({ role: "user", content: m.content }, ctx);
+      return m.text;
+    }
+    // Files are read (and images kept for the turn) before the message is logged, which names them.
+    const told = imagesToldUnread(working);
+    const read = await files.read(ctx.conversation, input.files, ctx.files, ctx.signal);
+    for (const n of read.notices) await ctx.reporter.notice(n);
+    if (read.unreadImages > 0 && !told) await ctx.reporter.notice(IMAGES_UNREAD_NOTICE);
+    const text = input.text ? `${input.text}\n${read.text}` : read.text;
+    const m = enterUserMessage({ ...input, text }, ctx.shared, limits.contextWindow);
     if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
-    await append({ role: "user", content: m.content }, ctx);
-    return m.text;
+    await append({ role: "user", content: m.content, files: read.refs }, ctx);
+    // Memory is searched with the person's words, not the files' contents.
+    return input.text;
   };
 
   const compact = async (reason: CompactionReason, ctx: TurnContext, tags?: UsageTags) => {
@@ -143,6 +160,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           role: "main",
           system: withBudgetStat(w.body, w.pct),
           messages: working,
+          images: await files.images(ctx.conversation, working),
           tools: w.tools,
           signal: ctx.signal,
           maxTokens: limits.maxOutputTokens,
@@ -273,6 +291,8 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           },
         );
         status = result.status;
+        // A cancelled turn keeps its images for the next turn of the thread, which releases them.
+        if (status !== "cancelled") await files.release(ctx.conversation, working);
         return result;
       } finally {
         // A draft the turn left open (cancelled mid-answer) is finished with what it showed.

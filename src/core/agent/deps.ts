@@ -1,3 +1,4 @@
+import type { FileIntake } from "../files/intake.js";
 import type { LlmClient } from "../llm/types.js";
 import type { MemoryPort } from "../memory-port.js";
 import type { ToolSurface } from "../tools/types.js";
@@ -12,4 +13,6 @@ export interface AgentDeps {
   limits: AgentLimits;
   /** Name and deployment, pinned in every system block (default: Neo, no deployment named). */
   identity?: Identity;
+  /** Reads messages' files (default: files are named, not fetched; images not kept). */
+  files?: FileIntake;
 }

@@ -3,6 +3,7 @@
  * model (system block, budget stat) is derived from it each iteration.
  */
 import type { ApprovalChannel } from "../approvals/types.js";
+import type { FileSource, InboundFile } from "../files/types.js";
 import type { ConversationKey, Speaker } from "../keys.js";
 import type { Message } from "../llm/types.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
@@ -34,6 +35,8 @@ export interface AgentState {
 export interface TurnInput {
   text: string;
   speaker: Speaker;
+  /** Files attached to the message, read when it enters the transcript. */
+  files?: InboundFile[];
 }
 
 export interface TurnContext {
@@ -47,6 +50,8 @@ export interface TurnContext {
   /** The `key` this turn's answer is said with (`Reporter.say`). */
   answerKey?: AnswerKey;
   approvals: ApprovalChannel;
+  /** Where this platform's files are fetched from (absent: files are named, not read). */
+  files?: FileSource;
   signal: AbortSignal;
   /** Messages queued while the turn runs; drained at each cancellation point, in order. */
   drainInbox?: () => TurnInput[];

@@ -20,6 +20,18 @@ const inboundSchema = z.object({
   speaker: z.object({ userKey: z.string().min(1), displayName: z.string() }),
   text: z.string(),
   shared: z.boolean(),
+  files: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string(),
+        type: z.string(),
+        size: z.number().int().nonnegative(),
+        url: z.string(),
+        refused: z.string().optional(),
+      }),
+    )
+    .optional(),
   context: z.array(z.string()).optional(),
   receivedAt: z.number(),
 });
@@ -43,7 +55,7 @@ export function toTurnInput(m: InboundMessage): TurnInput {
   const text = m.context?.length
     ? `[Earlier messages in this thread, for context]\n${m.context.join("\n")}\n[End of context]\n\n${m.text}`
     : m.text;
-  return { text, speaker: m.speaker };
+  return m.files?.length ? { text, speaker: m.speaker, files: m.files } : { text, speaker: m.speaker };
 }
 
 /** What the loop is told when it resumes a turn a restart cut short. */

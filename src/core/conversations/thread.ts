@@ -190,6 +190,7 @@ export function turnContext(
     shared,
     reporter: io.reporter,
     approvals: io.approvals,
+    ...(io.files ? { files: io.files } : {}),
     signal,
     onEvent: async (event: AgentEvent) => {
       const entries = [...before(), event];

@@ -5,6 +5,7 @@
 import type { Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
+import type { FileSource, InboundFile } from "../files/types.js";
 import type { ConversationKey, Platform, Speaker } from "../keys.js";
 import type { Reporter } from "../reporter.js";
 import type { BucketLimits } from "./token-bucket.js";
@@ -17,6 +18,8 @@ export interface InboundMessage {
   text: string;
   /** See `TurnContext.shared`. */
   shared: boolean;
+  /** Files attached to the message (references; fetched when the message enters the transcript). */
+  files?: InboundFile[];
   /** Earlier human messages brought in as context ("Name: text"), oldest first. */
   context?: string[];
   receivedAt: number;
@@ -26,6 +29,8 @@ export interface InboundMessage {
 export interface ConversationIO {
   reporter: Reporter;
   approvals: ApprovalChannel;
+  /** Where the platform's files are fetched from, with its credential for those hosts only. */
+  files?: FileSource;
   /** Tell the sender their message was taken while a turn runs (a reaction, or a status). */
   acknowledgeQueued?(message: InboundMessage): Promise<void>;
 }

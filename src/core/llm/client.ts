@@ -165,7 +165,7 @@ export function createLlmClient(
   };
 
   const call = async (model: string, req: CompletionRequest, maxRetries: number): Promise<Completion> => {
-    const messages = requestMessages(req.system, req.messages);
+    const messages = requestMessages(req.system, req.messages, req.images);
     // The SDK adds an abort listener to the signal it gets and never removes it; a long turn would
     // pile one per request onto the turn's signal. Each request gets its own child signal instead.
     const child = new AbortController();

@@ -2,6 +2,7 @@
  * The model-facing contract. Messages are kept in the OpenAI chat shape so the transcript can be
  * sent as is; the system block is never part of the transcript (it is rebuilt every request).
  */
+import type { FileRef } from "../files/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
 
 export interface ToolCall {
@@ -12,7 +13,10 @@ export interface ToolCall {
 
 export interface UserMessage {
   role: "user";
+  /** The text, with a line naming each attached file (and the text read from text-like files). */
   content: string;
+  /** The message's files, by reference: never their bytes (images are kept apart, for their turn). */
+  files?: FileRef[];
 }
 
 export interface AssistantMessage {
@@ -71,6 +75,11 @@ export interface CompletionRequest {
   system: string;
   messages: Message[];
   tools?: ToolSchema[];
+  /**
+   * Images still kept for this request (sha256 → data URL): a user message whose attached image is
+   * here is sent with it as an image part; one whose image was released is sent as its text alone.
+   */
+  images?: ReadonlyMap<string, string>;
   /** Cancels the in-flight HTTP request too. */
   signal?: AbortSignal;
   maxTokens?: number;

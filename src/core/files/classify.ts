@@ -1,0 +1,62 @@
+/**
+ * What a file is, from its declared type, its name and its first bytes. Images are recognised by
+ * their signature (a file named .png that is not a PNG is not sent to the model as one); text by
+ * type or extension, and only when it decodes without NUL bytes.
+ */
+
+export type ImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** The image format the bytes start with, if one the models read. */
+export function imageTypeOf(bytes: Uint8Array): ImageType | undefined {
+  const b = bytes;
+  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return "image/png";
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "image/jpeg";
+  if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38) return "image/gif";
+  const riff = b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === "RIFF";
+  if (riff && String.fromCharCode(...b.subarray(8, 12)) === "WEBP") return "image/webp";
+  return undefined;
+}
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp"]);
+const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;
+
+const TEXT_TYPES = new Set([
+  "application/json",
+  "application/xml",
+  "application/x-yaml",
+  "application/yaml",
+  "application/javascript",
+  "application/typescript",
+  "application/x-sh",
+  "application/sql",
+  "application/toml",
+  "application/x-ndjson",
+]);
+const TEXT_EXT =
+  /\.(txt|md|markdown|csv|tsv|json|jsonl|ndjson|ya?ml|toml|xml|html?|css|log|ini|cfg|conf|env|sql|sh|bash|zsh|ps1|py|rb|go|rs|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|fs|js|mjs|cjs|jsx|ts|tsx|vue|svelte|php|pl|lua|r|dart|ex|exs|erl|hs|clj|tf|proto|graphql|gql|diff|patch|tex|rst|adoc)$/i;
+
+/** Whether the file is declared (type or name) as an image. */
+export function looksLikeImage(type: string, name: string): boolean {
+  return IMAGE_TYPES.has(type.toLowerCase()) || IMAGE_EXT.test(name);
+}
+
+export function looksLikePdf(type: string, name: string): boolean {
+  return type.toLowerCase() === "application/pdf" || /\.pdf$/i.test(name);
+}
+
+export function looksLikeText(type: string, name: string): boolean {
+  const t = type.toLowerCase();
+  return (
+    t.startsWith("text/") ||
+    TEXT_TYPES.has(t) ||
+    t.endsWith("+json") ||
+    t.endsWith("+xml") ||
+    TEXT_EXT.test(name)
+  );
+}
+
+/** The bytes as UTF-8 text, or undefined when they are binary (a NUL byte). */
+export function decodeText(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  return new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "");
+}
