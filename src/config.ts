@@ -121,6 +121,11 @@ const loopEnv = z.object({
     .describe(
       "Past turns recalled from memory per model call; also the user turns a conversation rebuilt from the store keeps.",
     ),
+  NEO_WRITEBACK_CONCURRENCY: int(1)
+    .default(2)
+    .describe(
+      "Write-back consolidations (cheap-model calls) running at once for the whole bot. Each user holds at most 8 queued turns (the seed's depth); a user's turns of one thread that wait together are consolidated in one call.",
+    ),
 });
 
 /** Tools (MCP servers). */

@@ -59,7 +59,12 @@ export async function createServices(cfg: Config): Promise<Services> {
   const ledger = createUsageLedger(pricesFromConfig(cfg));
   const usage = createUsageTracker({ store, ledger, dailyTokens: cfg.NEO_USER_DAILY_TOKENS });
   const llm = createLlmClient(cfg, ledger, { gate: usage.gate });
-  const memory = createMemory({ store, llm, recallTurns: cfg.NEO_RECALL_TURNS });
+  const memory = createMemory({
+    store,
+    llm,
+    recallTurns: cfg.NEO_RECALL_TURNS,
+    writebackConcurrency: cfg.NEO_WRITEBACK_CONCURRENCY,
+  });
   const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
   const access = createAccessPolicy({ store, isAdmin });
   const caps = createSpendCaps({ store });

@@ -39,8 +39,10 @@ export interface MemoryOptions {
   recallTurns?: number;
   /** Patterns shown at most (default 3). */
   maxPatterns?: number;
-  /** Write-back queue depth (default 8). */
+  /** Write-back jobs each user may hold (default 8). */
   writebackDepth?: number;
+  /** Write-back consolidations at once, all users (default 2). */
+  writebackConcurrency?: number;
   writebackTimeoutMs?: number;
 }
 
@@ -71,6 +73,7 @@ export function createMemory(opts: MemoryOptions): Memory {
     pager,
     store,
     depth: opts.writebackDepth,
+    concurrency: opts.writebackConcurrency,
     timeoutMs: opts.writebackTimeoutMs,
   });
   const pendingTurns = new Set<Promise<unknown>>();

@@ -62,7 +62,7 @@ export const metrics = {
   }),
   writebackDropped: new Counter({
     name: "neo_writeback_dropped_total",
-    help: "Write-back jobs dropped because the queue (depth 8) was full.",
+    help: "Write-back jobs dropped because their user's queue (depth 8) was full.",
     registers: [registry],
   }),
   approvals: new Counter({

@@ -13,6 +13,7 @@ import { BACKENDS, type Backend } from "./support/stores.js";
 
 const ANA = "slack:T1:U_ANA";
 const BEN = "slack:T1:U_BEN";
+const CAT = "slack:T1:U_CAT";
 const CONV = "slack:T1:C1:1700000000.000100";
 const speaker = (userKey: string) => ({ speaker: { userKey, displayName: userKey.split(":")[2]! } });
 
@@ -29,12 +30,17 @@ for (const { name, factory, skip } of BACKENDS) {
     let store: Store;
     let ep: ScriptedOpenAI;
     let memory: Memory;
-    const setup = async (test: string, opts: { depth?: number } = {}) => {
+    const setup = async (test: string, opts: { depth?: number; concurrency?: number } = {}) => {
       backend = factory(`memory-${test}`);
       store = await backend.open();
       ep = await startScriptedOpenAI();
       const { llm } = createLlmForTest(ep, { NEO_CHEAP_MODEL: "cheap-model" });
-      memory = createMemory({ store, llm, writebackDepth: opts.depth });
+      memory = createMemory({
+        store,
+        llm,
+        writebackDepth: opts.depth,
+        writebackConcurrency: opts.concurrency,
+      });
     };
     afterEach(async () => {
       await memory.drained();
@@ -118,7 +124,8 @@ for (const { name, factory, skip } of BACKENDS) {
     });
 
     it("writes nothing and does not crash when the model answers garbage or fails", async () => {
-      await setup("garbage");
+      // One at a time, three users: each job gets its own call (no coalescing), in order.
+      await setup("garbage", { concurrency: 1 });
       ep.script(
         reply("I could not find anything, sorry!"),
         reply("{ this is not json ]"),
@@ -127,7 +134,7 @@ for (const { name, factory, skip } of BACKENDS) {
       );
       for (let i = 0; i < 3; i++)
         memory.port.writeBack({
-          user: ANA,
+          user: [ANA, BEN, CAT][i]!,
           conversation: CONV,
           transcript: exchange(`message ${i}`, `answer ${i}`),
         });
@@ -143,25 +150,89 @@ for (const { name, factory, skip } of BACKENDS) {
         constraints: 0,
         goals: 0,
       });
-      expect(await memory.pager.records(ANA)).toEqual([]);
-      expect((await memory.pager.exportUser(ANA)).turns).toHaveLength(3);
+      for (const user of [ANA, BEN, CAT]) {
+        expect(await memory.pager.records(user)).toEqual([]);
+        expect((await memory.pager.exportUser(user)).turns).toHaveLength(1);
+      }
     });
 
-    it("holds 8 jobs and drops the 9th concurrent one, counting it", async () => {
+    it("holds 8 jobs per user: that user's 9th is dropped and counted, another user's is taken", async () => {
       await setup("drops");
       const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
-      for (let i = 0; i < 8; i++) ep.script(reply(empty));
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      // Ana's first consolidation is held open so her next jobs wait behind it.
+      ep.script({
+        match: (r) => String(r.messages[0]!.content).includes("job 0"),
+        reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } },
+      });
+      ep.script(reply(empty), reply(empty));
       const accepted: boolean[] = [];
       for (let i = 0; i < 9; i++) {
         memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange(`job ${i}`, "ok") });
         accepted.push(memory.stats().drops === 0);
       }
-      expect(memory.stats()).toMatchObject({ depth: 8, capacity: 8, drops: 1 });
       expect(accepted).toEqual([true, true, true, true, true, true, true, true, false]);
+      memory.port.writeBack({ user: BEN, conversation: CONV, transcript: exchange("ben", "ok") });
+      expect(memory.stats()).toMatchObject({ depth: 9, capacity: 8, drops: 1 });
+      release();
       await memory.drained();
-      expect(memory.stats()).toMatchObject({ depth: 0, drops: 1, processed: 8 });
-      expect(ep.requests.filter((r) => r.purpose === "writeback")).toHaveLength(8);
-      expect(ep.requests.map((r) => r.messages[0]!.content).join()).not.toContain("job 8");
+      // Ana's 7 waiting jobs of one thread were coalesced into one call.
+      expect(memory.stats()).toMatchObject({ depth: 0, drops: 1, processed: 9, calls: 3 });
+      const prompts = ep.requests
+        .filter((r) => r.purpose === "writeback")
+        .map((r) => String(r.messages[0]!.content));
+      expect(prompts).toHaveLength(3);
+      const coalesced = prompts.find((p) => p.includes("job 1"))!;
+      expect(coalesced).toContain("7 turns since the last write-back");
+      for (let i = 1; i < 8; i++) expect(coalesced).toContain(`USER: job ${i}`);
+      expect(prompts.join()).not.toContain("job 8");
+      expect(prompts.some((p) => p.includes("USER: ben") && !p.includes("job"))).toBe(true);
+    });
+
+    it("runs at most the configured consolidations at once, across users", async () => {
+      await setup("concurrency", { concurrency: 2 });
+      const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      for (let i = 0; i < 3; i++)
+        ep.script({ reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } } });
+      for (const user of [ANA, BEN, CAT])
+        memory.port.writeBack({ user, conversation: CONV, transcript: exchange(`from ${user}`, "ok") });
+      await ep.waitForRequest(2);
+      expect(memory.stats()).toMatchObject({ depth: 3, running: 2 });
+      release();
+      await memory.drained();
+      expect(memory.stats()).toMatchObject({ depth: 0, running: 0, processed: 3, calls: 3 });
+    });
+
+    it("consolidates jobs of different threads of one user separately, in order", async () => {
+      await setup("threads");
+      const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      ep.script({ reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } } });
+      ep.script(reply(empty), reply(empty));
+      const OTHER = "slack:T1:D1:dm";
+      memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange("first", "ok") });
+      memory.port.writeBack({ user: ANA, conversation: OTHER, transcript: exchange("in the DM", "ok") });
+      memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange("second", "ok") });
+      await ep.waitForRequest(1);
+      release();
+      await memory.drained();
+      const prompts = ep.requests.map((r) => String(r.messages[0]!.content));
+      expect(prompts).toHaveLength(3);
+      // The thread waiting longest goes first; a DM's turn is never mixed into a channel's call.
+      expect(prompts[1]).toContain("USER: in the DM");
+      expect(prompts[1]).not.toContain("second");
+      expect(prompts[2]).toContain("USER: second");
+      expect(prompts[2]).not.toContain("in the DM");
     });
 
     it("memory_recall digests only the calling speaker's records and profile", async () => {

@@ -131,7 +131,7 @@ describe("transcript rendering for write-back", () => {
   ];
 
   it("marks the last turn as the one to consolidate, earlier messages as context", () => {
-    const text = renderForWriteback(transcript);
+    const text = renderForWriteback([transcript]);
     const [context, turn] = text.split("=== THE TURN TO CONSOLIDATE ===");
     expect(context).toContain("USER: hi, I'm Ana");
     expect(turn).toContain('TOOL CALL ci__deploy({"build":"build-42"})');

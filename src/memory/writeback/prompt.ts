@@ -78,18 +78,23 @@ function tail(text: string, max: number): string {
 }
 
 /**
- * The transcript as the cheap model reads it: the open goal on record, earlier context, then the
- * turn to consolidate.
+ * What the cheap model reads: the open goal on record, earlier context, then the turn to
+ * consolidate. Several queued turns of one conversation are consolidated in one call: each
+ * snapshot's own last turn, in order, with the context from before the first of them.
  */
-export function renderForWriteback(transcript: readonly Message[], openGoal = ""): string {
-  const start = lastTurnStart(transcript);
-  const context = transcript.slice(0, start).map(line).join("\n");
-  const turn = transcript.slice(start).map(line).join("\n");
+export function renderForWriteback(snapshots: readonly (readonly Message[])[], openGoal = ""): string {
+  const first = snapshots[0] ?? [];
+  const context = first.slice(0, lastTurnStart(first)).map(line).join("\n");
+  const turns = snapshots.map((t) => t.slice(lastTurnStart(t)).map(line).join("\n"));
   const parts = [];
   if (openGoal) parts.push(`=== OPEN GOAL ON RECORD ===\n${openGoal}`);
   if (context)
     parts.push(`=== EARLIER IN THE CONVERSATION (context only) ===\n${tail(context, CONTEXT_CHARS)}`);
-  parts.push(`=== THE TURN TO CONSOLIDATE ===\n${tail(turn, TURN_CHARS)}`);
+  const header =
+    turns.length > 1
+      ? `THE TURN TO CONSOLIDATE (${turns.length} turns since the last write-back, in order)`
+      : "THE TURN TO CONSOLIDATE";
+  parts.push(`=== ${header} ===\n${tail(turns.join("\n"), TURN_CHARS)}`);
   return parts.join("\n\n");
 }
 
