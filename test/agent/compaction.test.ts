@@ -4,7 +4,7 @@ import { createAgent } from "../../src/core/agent/agent.js";
 import { COMPACTION_NOTICE } from "../../src/core/compaction/compact.js";
 import { compactionNumber } from "../../src/core/compaction/marker.js";
 import { PRESERVED_HEADING } from "../../src/core/compaction/preserved.js";
-import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
+import { ann, input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import {
   type ScriptedOpenAI,
   type ScriptedRequest,
@@ -115,7 +115,7 @@ describe("agent loop: compaction", () => {
     });
     expect(ctx.reporter.notices).toEqual([COMPACTION_NOTICE.hard]);
     expect(agent.state().working).toEqual([
-      { role: "user", content: LONG_ASK },
+      { role: "user", content: LONG_ASK, speaker: ann },
       { role: "assistant", content: "fresh window" },
     ]);
   });

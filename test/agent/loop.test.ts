@@ -46,23 +46,48 @@ describe("agent loop: answering", () => {
   });
 
   it("prefixes speakers in shared threads and injects queued messages after tool results", async () => {
-    const tools = testTools({ lookup: () => ({ content: "42", isError: false }) });
+    const ctx = testContext({ shared: true });
+    // The requester writes again while the tool runs: it joins at the next cancellation point.
+    const tools = testTools({
+      lookup: () => {
+        ctx.inbox.push(input("also y please"));
+        return { content: "42", isError: false };
+      },
+    });
     ep = await startScriptedOpenAI([
       { reply: { toolCalls: [{ name: "lookup", arguments: {} }] } },
       {
         expect: (r) => {
           expect(r.messages[0]).toEqual({ role: "user", content: "Ann: what is x?" });
-          expect(r.messages.at(-1)).toEqual({ role: "user", content: "Bob: also y please" });
+          expect(r.messages.at(-1)).toEqual({ role: "user", content: "Ann: also y please" });
         },
         reply: { text: "x is 42" },
       },
     ]);
     const agent = createAgent(testDeps(ep, { tools }));
-    const ctx = testContext({ shared: true });
-    ctx.inbox.push(input("also y please", { userKey: "console:local:bob", displayName: "Bob" }));
     const res = await agent.chat(input("what is x?"), ctx);
     expect(res).toMatchObject({ status: "answered", consumed: 2, steps: 2 });
     expect(ctx.reporter.statuses).toEqual(["• lookup"]);
+    // Each transcript message keeps its speaker (never sent: the request above has role and content only).
+    const users = ctx.events.flatMap((e) =>
+      e.type === "message" && e.message.role === "user" ? [e.message] : [],
+    );
+    expect(users.map((m) => m.speaker)).toEqual([ann, ann]);
+  });
+
+  it("answers messages queued before the turn started in that one turn (one request)", async () => {
+    ep = await startScriptedOpenAI([
+      {
+        expect: (r) => expect(r.messages).toEqual([{ role: "user", content: "one\n\ntwo\n\nthree" }]),
+        reply: { text: "all three" },
+      },
+    ]);
+    const agent = createAgent(testDeps(ep));
+    const ctx = testContext();
+    ctx.inbox.push(input("two"), input("three"));
+    const res = await agent.chat(input("one"), ctx);
+    expect(res).toMatchObject({ status: "answered", consumed: 3, steps: 1 });
+    expect(ep.requests).toHaveLength(1);
   });
 
   it("re-faults memory every refaultEvery steps with the user input plus the latest narration", async () => {

@@ -1,7 +1,7 @@
 /**
- * Acceptance: a burst of 10 messages into one busy thread. Each sender is acknowledged, all 10
- * reach the model in order, in at most two turns after the running one, none starts a second
- * concurrent turn, none is dropped.
+ * Acceptance: messages into one busy thread. Each sender is acknowledged, all reach the model in
+ * order, each once; one turn, one speaker: another person's backlog waits for the running turn and
+ * is then answered in one turn; none starts a second concurrent turn, none is dropped.
  */
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +36,15 @@ function newUserTexts(req: ScriptedRequest): string[] {
   return out;
 }
 
+const msg = (id: string, text: string, who: string): InboundMessage => ({
+  id,
+  conversation: CONV,
+  speaker: { userKey: `discord:G1:${who}`, displayName: who },
+  text,
+  shared: true,
+  receivedAt: Date.now(),
+});
+
 describe("a burst into a busy thread", () => {
   let ep: ScriptedOpenAI | null = null;
   let deps: ConversationDeps | null = null;
@@ -48,8 +57,7 @@ describe("a burst into a busy thread", () => {
     await ep?.close();
   });
 
-  it("queues all 10, acknowledges each, and feeds them to the model in order within two turns", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "neo-burst-"));
+  const start = async (dir: string): Promise<{ said: string[]; queued: string[] }> => {
     ep = await startScriptedOpenAI([
       {
         label: "running turn calls the gate",
@@ -82,42 +90,54 @@ describe("a burst into a busy thread", () => {
       limits: LIMITS,
     });
     await conversations.start();
-    const msg = (id: string, text: string, who: string): InboundMessage => ({
-      id,
-      conversation: CONV,
-      speaker: { userKey: `discord:G1:${who}`, displayName: who },
-      text,
-      shared: true,
-      receivedAt: Date.now(),
-    });
-
     await conversations.submit(msg("start", "start the job", "ann"));
     await until("the running turn is inside its tool call", () => existsSync(join(dir, "busy.started")));
+    return { said, queued };
+  };
+
+  it("answers 5 messages queued behind another person's running turn in one further turn", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "neo-burst-"));
+    const { said, queued } = await start(dir);
+    const burst = Array.from({ length: 5 }, (_, i) => `bob ${i + 1}`);
+    for (const [i, text] of burst.entries()) {
+      expect(await conversations!.submit(msg(`b${i + 1}`, text, "bob"))).toEqual({ accepted: true });
+    }
+    writeFileSync(join(dir, "busy.open"), "");
+    await until("the thread is idle", () => said.length === 2 && conversations!.stats().running === 0);
+
+    expect(queued).toEqual(burst.map((_, i) => `b${i + 1}`));
+    // Ann's turn: the gate call and its answer (after the tool result); then one request and one
+    // answer for all of Bob's.
+    expect(ep!.requests).toHaveLength(3);
+    expect(said.slice(1)).toEqual([`answered: ${burst.map((b) => `bob: ${b}`).join(" | ")}`]);
+    // None of Bob's words reached Ann's turn.
+    for (const r of ep!.requests.slice(0, 2)) expect(JSON.stringify(r.messages)).not.toContain("bob");
+  });
+
+  it("keeps platform order across speakers: each speaker's run of messages is one turn, each message once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "neo-burst-"));
+    const { said } = await start(dir);
+    const who = (i: number) => (i < 3 ? "bob" : i < 6 ? "cy" : "bob");
     const burst = Array.from({ length: 10 }, (_, i) => `burst ${i + 1}`);
     for (const [i, text] of burst.entries()) {
-      expect(await conversations.submit(msg(`b${i + 1}`, text, i % 2 ? "bob" : "cy"))).toEqual({
-        accepted: true,
-      });
+      expect(await conversations!.submit(msg(`b${i + 1}`, text, who(i)))).toEqual({ accepted: true });
     }
-    expect(conversations.stats().running).toBe(1);
+    expect(conversations!.stats().running).toBe(1);
     writeFileSync(join(dir, "busy.open"), "");
     await until("every burst message answered", () => burst.every((b) => said.join("\n").includes(b)));
     await until("the thread is idle", () => conversations!.stats().running === 0);
 
-    expect(queued).toEqual(burst.map((_, i) => `b${i + 1}`));
     // The model saw the burst in order, each message once, with its author.
-    const finalRequest = ep.requests.at(-1)!;
-    // The request builder sends each run of user messages as one, texts separated by a blank line.
-    const users = finalRequest.messages
-      .filter((m) => m.role === "user")
+    const users = ep!.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
       .flatMap((m) => String(m.content).split(USER_MESSAGE_JOIN));
-    expect(users).toEqual(["ann: start the job", ...burst.map((b, i) => `${i % 2 ? "bob" : "cy"}: ${b}`)]);
-    console.log(`burst: ${said.length} answers (turns) in all, ${ep.requests.length} model requests`);
-    // One answer for the running turn plus at most two more turns.
-    expect(said.length).toBeLessThanOrEqual(3);
-    const answered = said.flatMap((s) => s.replace(/^answered: /, "").split(" | "));
-    for (const [i, b] of burst.entries()) {
-      expect(answered.filter((a) => a === `${i % 2 ? "bob" : "cy"}: ${b}`)).toHaveLength(1);
-    }
+    expect(users).toEqual(["ann: start the job", ...burst.map((b, i) => `${who(i)}: ${b}`)]);
+    // Ann's answer, then Bob's three, Cy's three and Bob's four, each run in one turn.
+    expect(said.slice(1)).toEqual([
+      ...[burst.slice(0, 3), burst.slice(3, 6), burst.slice(6)].map(
+        (run, r) => `answered: ${run.map((b) => `${r === 1 ? "cy" : "bob"}: ${b}`).join(" | ")}`,
+      ),
+    ]);
   });
 });

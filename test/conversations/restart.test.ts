@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RESUME_NOTE } from "../../src/core/conversations/inbound.js";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/core/conversations/replay.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
+import { USER_MESSAGE_JOIN } from "../../src/core/llm/wire.js";
 import {
   type ScriptedOpenAI,
   type ScriptedRequest,
@@ -35,7 +36,8 @@ function newUserTexts(req: ScriptedRequest): string[] {
   const out: string[] = [];
   for (let i = req.messages.length - 1; i >= 0 && req.messages[i]!.role !== "assistant"; i--) {
     const m = req.messages[i]!;
-    if (m.role === "user") out.unshift(String(m.content));
+    // The request builder sends a run of user messages as one, texts separated by a blank line.
+    if (m.role === "user") out.unshift(...String(m.content).split(USER_MESSAGE_JOIN));
   }
   return out;
 }

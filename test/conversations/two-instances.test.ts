@@ -11,6 +11,7 @@ import { RESUME_NOTE } from "../../src/core/conversations/inbound.js";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/core/conversations/replay.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
 import { CONVERSATION_HEADER, requestHeaders } from "../../src/core/llm/request-headers.js";
+import { USER_MESSAGE_JOIN } from "../../src/core/llm/wire.js";
 import { createStore } from "../../src/store/create-store.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import {
@@ -28,7 +29,8 @@ function newUserTexts(req: ScriptedRequest): string[] {
   const out: string[] = [];
   for (let i = req.messages.length - 1; i >= 0 && req.messages[i]!.role !== "assistant"; i--) {
     const m = req.messages[i]!;
-    if (m.role === "user") out.unshift(String(m.content));
+    // The request builder sends a run of user messages as one, texts separated by a blank line.
+    if (m.role === "user") out.unshift(...String(m.content).split(USER_MESSAGE_JOIN));
   }
   return out;
 }
@@ -100,7 +102,9 @@ describe.skipIf(!redis.ok)("two instances over one Redis", () => {
     for (let t = 0; t < THREADS; t++) {
       const header = requestHeaders({ purpose: "turn", conversation: conv(t) })[CONVERSATION_HEADER];
       const last = ep.requests.filter((r) => r.conversation === header).at(-1)!;
-      const users = last.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+      const users = last.messages
+        .filter((m) => m.role === "user")
+        .flatMap((m) => String(m.content).split(USER_MESSAGE_JOIN));
       expect(users).toEqual(Array.from({ length: PER_THREAD }, (_, n) => text(t, n)));
     }
     const byInstance = (id: string) =>

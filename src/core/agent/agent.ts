@@ -59,7 +59,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     if (!input.files?.length) {
       const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
       if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
-      await append({ role: "user", content: m.content }, ctx);
+      await append({ role: "user", content: m.content, speaker: input.speaker }, ctx);
       return m.text;
     }
     // Files are read (and images kept for the turn) before the message is logged, which names them.
@@ -70,9 +70,22 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     const text = input.text ? `${input.text}\n${read.text}` : read.text;
     const m = enterUserMessage({ ...input, text }, ctx.shared, limits.contextWindow);
     if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
-    await append({ role: "user", content: m.content, files: read.refs }, ctx);
+    await append({ role: "user", content: m.content, speaker: input.speaker, files: read.refs }, ctx);
     // Memory is searched with the person's words, not the files' contents.
     return input.text;
+  };
+
+  /**
+   * Messages that arrived meanwhile join the transcript (the inbox hands over only the requester's
+   * own, in order; other people's wait for their own turn). Returns their texts as read.
+   */
+  const enterQueued = async (ctx: TurnContext, progress: Progress): Promise<string[]> => {
+    const texts: string[] = [];
+    for (const queued of ctx.drainInbox?.() ?? []) {
+      texts.push(await enter(queued, ctx));
+      progress.consumed++;
+    }
+    return texts;
   };
 
   const compact = async (reason: CompactionReason, ctx: TurnContext, tags?: UsageTags) => {
@@ -116,7 +129,8 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let narration = "";
 
     const identity = identityLine(deps.identity ?? DEFAULT_IDENTITY, ctx, input.speaker);
-    const asked = await enter(input, ctx);
+    // The requester's messages that queued behind the opening one are answered in this same turn.
+    const asked = [await enter(input, ctx), ...(await enterQueued(ctx, progress))].join("\n");
     const fault = (query: string): Promise<MemoryPage> =>
       deps.memory.fault({
         user: input.speaker.userKey,
@@ -255,10 +269,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       if (exhausted) return stop(exhausted);
 
       // Cancellation point: messages that arrived meanwhile join the transcript before the next call.
-      for (const queued of ctx.drainInbox?.() ?? []) {
-        await enter(queued, ctx);
-        progress.consumed++;
-      }
+      await enterQueued(ctx, progress);
     }
   };
 

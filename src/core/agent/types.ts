@@ -53,7 +53,10 @@ export interface TurnContext {
   /** Where this platform's files are fetched from (absent: files are named, not read). */
   files?: FileSource;
   signal: AbortSignal;
-  /** Messages queued while the turn runs; drained at each cancellation point, in order. */
+  /**
+   * The requester's messages queued behind the turn's opening one; drained when the turn starts (so
+   * a backlog is answered in one turn) and at each cancellation point, in order.
+   */
   drainInbox?: () => TurnInput[];
   /** Called (and awaited) for every event before the loop moves on, so a crash loses nothing. */
   onEvent?: (event: AgentEvent) => Promise<void>;

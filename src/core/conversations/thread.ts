@@ -1,7 +1,8 @@
 /**
  * Work on one conversation while holding its lease: bring the in-memory agent up to date with the
- * log, finish a turn a crash left open, then run turns for untaken inbox entries in order, feeding
- * later ones to the running turn at its cancellation points. Every transcript event is appended to
+ * log, finish a turn a crash left open, then run turns for untaken inbox entries in order, one
+ * speaker per turn: the requester's later messages join the running turn (at its start and at its
+ * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
  * the log before the loop moves on.
  */
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
@@ -164,6 +165,16 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
   }
 }
 
+/**
+ * How many leading pending messages belong in the turn `opening` runs: the requester's own, up to
+ * the first message of anyone else. One turn, one speaker: other people's messages wait for their
+ * own turn, and transcript order stays platform order.
+ */
+export function requesterRun(pending: readonly InboundMessage[], opening: InboundMessage): number {
+  const i = pending.findIndex((m) => m.speaker.userKey !== opening.speaker.userKey);
+  return i === -1 ? pending.length : i;
+}
+
 function endEntry(status: TurnStatus): LogEntry {
   return { type: "turn-end", status, at: Date.now() };
 }
@@ -242,7 +253,7 @@ async function runTurn(
     ...turnContext(t, live, env, io, opening.shared, controller.signal, takeHanded),
     answerKey: { id: opening.id },
     drainInbox: (): TurnInput[] => {
-      const out = live.pending.splice(0);
+      const out = live.pending.splice(0, requesterRun(live.pending, opening));
       for (const m of out) t.ios.delete(m.id);
       handed.push(...out);
       return out.map(toTurnInput);

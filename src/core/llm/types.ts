@@ -3,7 +3,7 @@
  * sent as is; the system block is never part of the transcript (it is rebuilt every request).
  */
 import type { FileRef } from "../files/types.js";
-import type { ConversationKey, UserKey } from "../keys.js";
+import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 
 export interface ToolCall {
   id: string;
@@ -17,6 +17,12 @@ export interface UserMessage {
   content: string;
   /** The message's files, by reference: never their bytes (images are kept apart, for their turn). */
   files?: FileRef[];
+  /**
+   * Who said it, kept with the transcript so later readers (write-back, recall) can tell whose words
+   * a message holds. Absent for the loop's own notes (nudges, the resume note). Never sent: the
+   * request builder sends role and content only (`wire.ts`).
+   */
+  speaker?: Speaker;
 }
 
 export interface AssistantMessage {

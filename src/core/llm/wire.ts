@@ -10,7 +10,8 @@
  * Images: a user message whose attached image is still kept (`images`, for the turn it arrived
  * in) is sent as a content array: its text, then one `image_url` part per image. Once released,
  * the same message is sent as its text alone (which names the image), the one way a request may
- * differ from the previous one's prefix without a compaction.
+ * differ from the previous one's prefix without a compaction. A user message's `speaker` is never
+ * sent (its name is already in the text where several people speak).
  */
 import type {
   ChatCompletionContentPart,
