@@ -3,6 +3,7 @@
  * scripted endpoint: schema validation before a plan exists, planner retry with the errors shown,
  * in-order execution stopping at the first failure, and at-most-once execution of a plan id.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEmbeddedExecutor } from "../../src/core/approvals/embedded-executor.js";
@@ -18,6 +19,10 @@ import { alice } from "./support/plans.js";
 let ep: ScriptedOpenAI;
 let surface: McpToolSurface;
 let store: Store;
+let walletLog = "";
+/** Transfers and swaps the wallet executed (its WALLET_LOG). */
+const walletLines = () =>
+  existsSync(walletLog) ? readFileSync(walletLog, "utf8").split("\n").filter(Boolean) : [];
 afterEach(async () => {
   await surface?.close();
   await store?.close();
@@ -26,10 +31,11 @@ afterEach(async () => {
 
 async function setup() {
   const dir = tempDir("embedded");
+  walletLog = join(dir, "wallet.log");
   ep = await startScriptedOpenAI();
   store = await createFileStore({ dataDir: join(dir, "data"), prefix: "neo:" });
   surface = await createToolSurface({
-    manifest: parseManifest({ servers: { wallet: fixture("wallet") } }),
+    manifest: parseManifest({ servers: { wallet: fixture("wallet", { WALLET_LOG: walletLog }) } }),
     resultMaxChars: 20_000,
     callTimeoutMs: 20_000,
   });
@@ -103,7 +109,7 @@ describe("embedded executor", () => {
       },
     });
     const plan = await ex.plan("three things", alice, testContext());
-    const outcome = await ex.execute(plan.id, testContext());
+    const outcome = await ex.execute(plan, testContext());
     expect(outcome.status).toBe("partial");
     expect(outcome.results.map((r) => [r.tool, r.isError])).toEqual([
       ["wallet__transfer", false],
@@ -113,7 +119,7 @@ describe("embedded executor", () => {
     expect(outcome.notRun.map((a) => a.tool)).toEqual(["wallet__swap"]);
     expect(outcome.txIds).toHaveLength(1);
     expect(outcome.results[0]!.content).toContain(outcome.txIds[0]!);
-    await expect(ex.execute(plan.id, testContext())).rejects.toMatchObject({ code: "PLAN_NOT_FOUND" });
+    await expect(ex.execute(plan, testContext())).rejects.toMatchObject({ code: "PLAN_NOT_FOUND" });
   });
 
   it("a plan survives a restart: a new executor over the reopened store runs it once", async () => {
@@ -121,9 +127,20 @@ describe("embedded executor", () => {
     ep.script({ reply: { toolCalls: [transfer("2")] } });
     const plan = await ex.plan("send 2", alice, testContext());
     const after = await ex.reopen();
-    const outcome = await after.execute(plan.id, testContext());
+    const outcome = await after.execute(plan, testContext());
     expect(outcome.status).toBe("success");
     expect(outcome.results[0]!.content).toContain("sent 2 USDC to 0xabc");
-    await expect(after.execute(plan.id, testContext())).rejects.toMatchObject({ code: "PLAN_NOT_FOUND" });
+    await expect(after.execute(plan, testContext())).rejects.toMatchObject({ code: "PLAN_NOT_FOUND" });
+  });
+
+  it("runs only the plan that was approved: a plan differing from the stored one by one byte runs nothing", async () => {
+    const ex = await setup();
+    ep.script({ reply: { toolCalls: [transfer("2")] } });
+    const plan = await ex.plan("send 2", alice, testContext());
+    const action = plan.actions[0]!;
+    const other = { ...plan, actions: [{ ...action, arguments: { ...action.arguments, amount: "20" } }] };
+    await expect(ex.execute(other, testContext())).rejects.toMatchObject({ code: "PLAN_MISMATCH" });
+    expect(walletLines()).toEqual([]);
+    expect((await ex.execute(plan, testContext())).status).toBe("success");
   });
 });

@@ -69,6 +69,8 @@ describe("core_execute over the remote executor", () => {
       .reply(202, { id: "int-1", status: "planning" })
       .get("/intents/int-1")
       .reply(200, { id: "int-1", status: "awaiting_approval", plan })
+      .get("/intents/int-1")
+      .reply(200, { id: "int-1", status: "awaiting_approval", plan })
       .post("/intents/int-1/decision", { decision: "approve" })
       .reply(202, { id: "int-1", status: "executing" })
       .get("/intents/int-1")

@@ -5,6 +5,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRemoteExecutor } from "../../src/core/approvals/remote-executor.js";
+import type { Plan } from "../../src/core/approvals/types.js";
 import type { ToolCallContext } from "../../src/core/tools/types.js";
 import { alice } from "./support/plans.js";
 
@@ -21,6 +22,24 @@ const plan = {
   summary: "transfer 5 USDC to 0xabc",
   actions: [{ tool: "wallet__transfer", arguments: { to: "0xabc", amount: "5", asset: "USDC" } }],
 };
+
+/** The plan core_execute hands back to `execute`: the one read from the pipeline and approved. */
+function approved(id: string): Plan {
+  return {
+    id,
+    intent: "send 5 USDC to 0xabc",
+    summary: plan.summary,
+    actions: [
+      {
+        tool: "wallet__transfer",
+        arguments: { to: "0xabc", amount: "5", asset: "USDC" },
+        spend: { amount: "5", asset: "USDC", recipient: "0xabc" },
+      },
+    ],
+    requester: alice.userKey,
+    createdAt: 0,
+  };
+}
 
 function executor(over: Partial<Parameters<typeof createRemoteExecutor>[0]> = {}) {
   return createRemoteExecutor({ url: URL_BASE, timeoutMs: 500, retries: 1, pollMs: 10, ...over });
@@ -64,6 +83,8 @@ describe("remote executor", () => {
     expect(scope.isDone()).toBe(true);
 
     const decided = nock(URL_BASE)
+      .get("/intents/int-1")
+      .reply(200, { id: "int-1", status: "awaiting_approval", plan })
       .post("/intents/int-1/decision", { decision: "approve" })
       .reply(202, { id: "int-1", status: "executing" })
       .get("/intents/int-1")
@@ -79,7 +100,7 @@ describe("remote executor", () => {
           ],
         },
       });
-    const outcome = await ex.execute("int-1", ctx);
+    const outcome = await ex.execute(p, ctx);
     expect(outcome).toEqual({
       status: "success",
       results: [
@@ -109,6 +130,8 @@ describe("remote executor", () => {
 
   it("pipeline failure while executing: the failed outcome is reported verbatim", async () => {
     nock(URL_BASE)
+      .get("/intents/int-3")
+      .reply(200, { id: "int-3", status: "awaiting_approval", plan })
       .post("/intents/int-3/decision")
       .reply(202, { id: "int-3", status: "executing" })
       .get("/intents/int-3")
@@ -121,12 +144,27 @@ describe("remote executor", () => {
           notRun: [],
         },
       });
-    const outcome = await executor().execute("int-3", ctx);
+    const outcome = await executor().execute(approved("int-3"), ctx);
     expect(outcome).toMatchObject({
       status: "failure",
       txIds: [],
       results: [{ content: "insufficient USDC" }],
     });
+  });
+
+  it("a plan the pipeline changed after it was shown is not approved: no decision is sent", async () => {
+    const changed = {
+      ...plan,
+      actions: [{ tool: "wallet__transfer", arguments: { to: "0xabc", amount: "900", asset: "USDC" } }],
+    };
+    nock(URL_BASE)
+      .get("/intents/int-8")
+      .reply(200, { id: "int-8", status: "awaiting_approval", plan: changed });
+    const decision = nock(URL_BASE)
+      .post("/intents/int-8/decision")
+      .reply(202, { id: "int-8", status: "executing" });
+    await expect(executor().execute(approved("int-8"), ctx)).rejects.toMatchObject({ code: "PLAN_MISMATCH" });
+    expect(decision.isDone()).toBe(false);
   });
 
   it("a request that never answers times out after bounded retries", async () => {

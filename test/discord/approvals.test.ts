@@ -70,7 +70,7 @@ describe("Discord: approvals", () => {
     const embed = (body(post).embeds as Embed[])[0]!;
     expect(embed.title).toBe("Approval needed");
     const text = JSON.stringify(embed);
-    for (const s of ["wallet__transfer", "5 USDC", "0xB0B", "Transfer 5 USDC to 0xB0B"])
+    for (const s of ["wallet__transfer", "(5 `USDC` → `0xB0B`)", "send 5 USDC to bob", rec.planHash])
       expect(text).toContain(s);
     const buttons = (body(post).components as Row[])[0]!.components;
     expect(buttons.map((b) => b.label)).toEqual(["Approve", "Reject"]);

@@ -61,7 +61,8 @@ describe("Slack approvals", () => {
     const { rec, msg } = await present(h);
     const shown = msg();
     expect(shown.thread_ts).toBe(THREAD);
-    expect(blockText(shown)).toContain("Send 5 USDC to 0xabc");
+    expect(blockText(shown)).toContain("send 5 USDC to 0xabc");
+    expect(blockText(shown)).toContain(rec.planHash);
     expect(blockText(shown)).toContain("wallet__send");
     expect(blockText(shown)).toContain("5 USDC → `0xabc`");
     const actions = (shown.blocks as Array<{ type: string; elements?: Array<{ value?: string }> }>).find(
@@ -123,8 +124,8 @@ describe("Slack approvals", () => {
         intent,
         requester: requester.userKey,
       }),
-      execute: async (planId) => {
-        executed.push(planId);
+      execute: async (approvedPlan) => {
+        executed.push(approvedPlan.id);
         return {
           status: "success",
           results: [{ tool: "wallet__send", content: "sent: tx 0xfeed42", isError: false }],

@@ -70,7 +70,7 @@ export function createConsoleApprovalChannel(opts: ConsoleApprovalChannelOptions
   return {
     async present(record) {
       opts.write(`\nApproval needed (expires ${new Date(record.expiresAt).toISOString()}):\n`);
-      opts.write(`${renderPlan(record.plan)}\n`);
+      opts.write(`${renderPlan(record.plan)}\nPlan ${record.planHash}\n`);
       // The question runs on its own: present() returns at once, like posting a message with buttons.
       void answer(record.id).catch((err: unknown) => {
         opts.write(`Could not record your answer: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -5,11 +5,12 @@
 import { type REST, Routes } from "discord.js";
 import type { ApprovalChannel } from "../../core/approvals/types.js";
 import { log } from "../../core/log.js";
-import { renderApproval } from "./approval-render.js";
+import { fitsDiscord, renderApproval } from "./approval-render.js";
 import { createBody, editBody } from "./render.js";
 
 export function createApprovalChannel(rest: REST, channelId: string): ApprovalChannel {
   return {
+    fits: fitsDiscord,
     async present(record) {
       const msg = (await rest.post(Routes.channelMessages(channelId), {
         body: createBody({ content: "", ...renderApproval(record) }),

@@ -1,10 +1,13 @@
 /**
- * Spend approvals on Slack: a Block Kit message in the thread with the plan (each action, its spend
- * and recipient) and Approve / Reject buttons whose value is the approval id and nothing else. After
- * a decision, expiry or cancellation the message is re-rendered without buttons, saying who decided
- * and when, and later the outcome with its transaction ids.
+ * Spend approvals on Slack: a Block Kit message in the thread with the whole plan (every action
+ * with all its arguments, the totals per recipient, the plan hash) and Approve / Reject buttons
+ * whose value is the approval id and nothing else. A plan that does not fit Slack's limits whole
+ * (50 blocks, 3,000 characters per section) is refused (`fits`), never cut. After a decision,
+ * expiry or cancellation the message is re-rendered without buttons, saying who decided and when,
+ * and later the outcome with its transaction ids.
  */
-import type { ApprovalChannel, ApprovalRecord, PlannedAction } from "../../core/approvals/types.js";
+import { actionArguments, packLines, recipientTotals } from "../../core/approvals/plan-view.js";
+import type { ApprovalChannel, ApprovalRecord, FitCheck, PlannedAction } from "../../core/approvals/types.js";
 import { parseUserKey } from "../../core/keys.js";
 import { escapeMrkdwn } from "./mrkdwn.js";
 import type { SlackOutbound } from "./outbound.js";
@@ -13,9 +16,13 @@ export const APPROVE_ACTION = "neo_approve";
 export const REJECT_ACTION = "neo_reject";
 export const APPROVAL_BLOCK = "neo_approval";
 
-type Block = Record<string, unknown>;
+/** Slack's limits on one message (Block Kit reference: blocks, section text). */
+export const SLACK_MAX_BLOCKS = 50;
+export const SLACK_SECTION_MAX = 3000;
+/** Transactions listed in the outcome block; the full list goes to the model and the answer. */
+const OUTCOME_TX_SHOWN = 20;
 
-const ARGS_MAX = 600;
+type Block = Record<string, unknown>;
 
 function slackDate(ms: number): string {
   const sec = Math.floor(ms / 1000);
@@ -26,21 +33,13 @@ function userRef(userKey: string): string {
   return `<@${parseUserKey(userKey).user}>`;
 }
 
-function actionBlock(a: PlannedAction, i: number): Block {
-  const args = JSON.stringify(a.arguments, null, 1);
-  const shown = args.length > ARGS_MAX ? `${args.slice(0, ARGS_MAX)}…` : args;
+const code = (s: string) => `\`${escapeMrkdwn(s)}\``;
+
+function actionLine(a: PlannedAction, i: number): string {
   const spend = a.spend
-    ? `*Spend:* ${escapeMrkdwn(a.spend.amount)} ${escapeMrkdwn(a.spend.asset)}${
-        a.spend.recipient ? ` → \`${escapeMrkdwn(a.spend.recipient)}\`` : ""
-      }`
-    : "*Spend:* none";
-  return {
-    type: "section",
-    text: {
-      type: "mrkdwn",
-      text: `*${i + 1}. \`${escapeMrkdwn(a.tool)}\`*\n${spend}\n\`\`\`${escapeMrkdwn(shown)}\`\`\``,
-    },
-  };
+    ? `${escapeMrkdwn(a.spend.amount)} ${escapeMrkdwn(a.spend.asset)}${a.spend.recipient ? ` → ${code(a.spend.recipient)}` : ""}`
+    : "no spend read";
+  return `*${i + 1}.* ${code(a.tool)} (${spend})\n${code(actionArguments(a))}`;
 }
 
 function statusLine(r: ApprovalRecord): string {
@@ -63,8 +62,10 @@ function statusLine(r: ApprovalRecord): string {
 function outcomeBlocks(r: ApprovalRecord): Block[] {
   const o = r.outcome;
   if (!o) return [];
-  const txs = o.txIds.length ? o.txIds.map((t) => `\`${escapeMrkdwn(t)}\``).join(", ") : "none";
-  const failed = o.results.filter((x) => x.isError).map((x) => `\`${escapeMrkdwn(x.tool)}\``);
+  const shown = o.txIds.slice(0, OUTCOME_TX_SHOWN).map(code);
+  const more = o.txIds.length - shown.length;
+  const txs = shown.length ? `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}` : "none";
+  const failed = o.results.filter((x) => x.isError).map((x) => code(x.tool));
   const lines = [
     `*Outcome:* ${o.status}`,
     `*Transactions:* ${txs}`,
@@ -74,15 +75,71 @@ function outcomeBlocks(r: ApprovalRecord): Block[] {
   return [{ type: "section", text: { type: "mrkdwn", text: lines.join("\n") } }];
 }
 
+const section = (text: string): Block => ({ type: "section", text: { type: "mrkdwn", text } });
+
+/** The plan's own blocks (header, totals, actions), or which line cannot be shown whole. */
+function planBlocks(r: ApprovalRecord): { ok: true; blocks: Block[] } | { ok: false; reason: string } {
+  const n = r.plan.actions.length;
+  const header = [
+    `*Approval needed:* ${n} action${n === 1 ? "" : "s"} for ${escapeMrkdwn(r.requester.displayName)}`,
+    `*Intent:* ${escapeMrkdwn(r.plan.intent)}`,
+  ];
+  const totals = recipientTotals(r.plan).map(
+    (t) => `• ${code(t.recipient)}: ${escapeMrkdwn(t.amount)} ${escapeMrkdwn(t.asset)}`,
+  );
+  const parts: Array<[string, string[]]> = [
+    ["the header", header],
+    ["the totals per recipient", totals.length ? ["*Totals per recipient:*", ...totals] : []],
+    ["action", r.plan.actions.map(actionLine)],
+  ];
+  const blocks: Block[] = [];
+  for (const [what, lines] of parts) {
+    const packed = packLines(lines, SLACK_SECTION_MAX);
+    if (!packed.ok) {
+      const which = what === "action" ? `action ${packed.line + 1}` : what;
+      return {
+        ok: false,
+        reason: `${which} needs ${packed.length} characters, more than a Slack section holds (${SLACK_SECTION_MAX})`,
+      };
+    }
+    blocks.push(...packed.chunks.map(section));
+  }
+  return { ok: true, blocks };
+}
+
+function hashLine(r: ApprovalRecord): Block {
+  return {
+    type: "context",
+    elements: [{ type: "mrkdwn", text: `Plan ${code(r.planHash)} · approval ${code(r.id)}` }],
+  };
+}
+
+/** Blocks besides the plan's: status, hash, then the outcome (once executed) or the buttons (while pending). */
+const FRAME_BLOCKS = 4;
+
+/** Whether the record can be shown whole on Slack in every state it can reach. */
+export function fitsSlack(r: ApprovalRecord): FitCheck {
+  const plan = planBlocks(r);
+  if (!plan.ok) return { ok: false, reason: `it cannot be shown in full on Slack: ${plan.reason}` };
+  const total = plan.blocks.length + FRAME_BLOCKS;
+  if (total > SLACK_MAX_BLOCKS) {
+    return {
+      ok: false,
+      reason: `it cannot be shown in full on Slack: it needs ${total} blocks, more than the ${SLACK_MAX_BLOCKS} a message holds`,
+    };
+  }
+  return { ok: true };
+}
+
 /** The whole message for a record in its current state; buttons only while pending. */
 export function renderApproval(r: ApprovalRecord): { text: string; blocks: Block[] } {
-  // Section text holds at most 3,000 characters; a plan summary is one line, keep it well under.
-  const summary = r.plan.summary.length > 1500 ? `${r.plan.summary.slice(0, 1500)}…` : r.plan.summary;
-  const header = `*Approval needed:* ${escapeMrkdwn(summary)}`;
+  const plan = planBlocks(r);
+  // `fits` refused such plans before they were offered; a record that got here anyway is not cut.
+  if (!plan.ok) throw new Error(`approval ${r.id} cannot be shown in full: ${plan.reason}`);
   const blocks: Block[] = [
-    { type: "section", text: { type: "mrkdwn", text: header } },
-    ...r.plan.actions.slice(0, 40).map(actionBlock),
+    ...plan.blocks,
     { type: "context", elements: [{ type: "mrkdwn", text: statusLine(r) }] },
+    hashLine(r),
     ...outcomeBlocks(r),
   ];
   if (r.status === "pending") {
@@ -107,7 +164,8 @@ export function renderApproval(r: ApprovalRecord): { text: string; blocks: Block
       ],
     });
   }
-  return { text: `Approval: ${escapeMrkdwn(summary)} (${r.status})`, blocks };
+  const n = r.plan.actions.length;
+  return { text: `Approval: ${n} action${n === 1 ? "" : "s"} (${r.status})`, blocks };
 }
 
 /** `messageRef` format: `channel/ts`. */
@@ -127,6 +185,7 @@ export function createSlackApprovalChannel(
   threadTs: string,
 ): ApprovalChannel {
   return {
+    fits: fitsSlack,
     present: async (record) => {
       const { text, blocks } = renderApproval(record);
       const ts = await out.post({ channel, thread_ts: threadTs, text, blocks });

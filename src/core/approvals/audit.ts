@@ -13,6 +13,7 @@ export type AuditEvent =
   | "cancelled"
   | "refused_click"
   | "refused_cap"
+  | "refused_plan"
   | "refused_access"
   | "executed";
 
@@ -26,6 +27,8 @@ export interface AuditEntry {
   requester: UserKey;
   /** The plan summary, so the log reads on its own. */
   summary: string;
+  /** `hashPlan` of the plan concerned: the same on the message and at execution. */
+  planHash?: string;
   /** Outcome status, refusal reason, or other short detail. */
   detail?: string;
 }

@@ -14,6 +14,8 @@ import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";
 import { ApprovalStoreError } from "./errors.js";
 import { recordApprovalDecision, recordApprovalRequested } from "./observe.js";
+import { hashPlan } from "./plan-hash.js";
+import { PlanRefusedError, planSizeProblem } from "./plan-view.js";
 import { refusal } from "./refusals.js";
 import type {
   ApprovalChannel,
@@ -43,7 +45,11 @@ export interface ApprovalBrokerOptions {
 }
 
 export interface ApprovalBroker {
-  /** Persist a pending approval and present it. Throws `ApprovalStoreError` (nothing offered). */
+  /**
+   * Persist a pending approval and present it. Throws `PlanRefusedError` when the plan is too big
+   * or cannot be shown in full on the channel, `ApprovalStoreError` when the store is away (nothing
+   * offered either way).
+   */
   request(
     plan: Plan,
     requester: Speaker,
@@ -101,6 +107,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       planId: rec.plan.id,
       requester: rec.requester.userKey,
       summary: rec.plan.summary,
+      planHash: rec.planHash,
       ...(detail === undefined ? {} : { detail }),
     });
   }
@@ -226,6 +233,8 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     get: load,
     waitForDecision,
     request: async (plan, requester, conversation, channel) => {
+      const tooBig = planSizeProblem(plan);
+      if (tooBig) throw new PlanRefusedError(tooBig);
       assertHealthy("offering an approval");
       const createdAt = now();
       const rec: ApprovalRecord = {
@@ -234,9 +243,13 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         requester,
         conversation,
         status: "pending",
+        planHash: hashPlan(plan),
         createdAt,
         expiresAt: createdAt + ttlMs,
       };
+      // Shown in full or not offered: a plan the platform cannot show whole is refused, never cut.
+      const fit = channel.fits?.(rec) ?? { ok: true };
+      if (!fit.ok) throw new PlanRefusedError(fit.reason);
       try {
         await store.set(recKey(rec.id), rec, RECORD_TTL_MS);
         await store.set(tokenKey(rec.id), rec.id, ttlMs + TOKEN_GRACE_MS);

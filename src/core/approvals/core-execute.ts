@@ -12,6 +12,8 @@ import type { SpendCaps } from "./caps.js";
 import { ApprovalStoreError } from "./errors.js";
 import type { Executor } from "./executor.js";
 import { recordApprovalDecision } from "./observe.js";
+import { hashPlan } from "./plan-hash.js";
+import { PlanRefusedError } from "./plan-view.js";
 import { renderOutcome } from "./render.js";
 import type { ApprovalRecord, Outcome, Plan } from "./types.js";
 
@@ -45,6 +47,32 @@ function settledText(rec: ApprovalRecord): string {
 
 export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
   const { executor, broker, caps, access } = opts;
+
+  /** A plan that cannot be offered (too big, cannot be shown whole): the user and the model are told why. */
+  async function refusePlan(plan: Plan, reason: string, ctx: ToolCallContext): Promise<ToolResult> {
+    await broker.audit
+      .append({
+        at: Date.now(),
+        event: "refused_plan",
+        actor: ctx.speaker.userKey,
+        approvalId: null,
+        planId: plan.id,
+        requester: ctx.speaker.userKey,
+        summary: plan.summary,
+        planHash: hashPlan(plan),
+        detail: reason,
+      })
+      .catch((err: unknown) => log.warn({ err }, "could not audit a refused plan"));
+    await ctx.reporter
+      .notice(
+        `I did not ask for approval of a plan of ${plan.actions.length} action(s): ${reason}. ${NOTHING}`,
+      )
+      .catch((err: unknown) => log.warn({ err }, "could not tell the user about a refused plan"));
+    return fail(
+      `Refused before approval: ${reason}. ${NOTHING} Split the intent into smaller core_execute calls, ` +
+        "each a plan that can be shown in full.",
+    );
+  }
 
   return async (intent, ctx) => {
     const who = ctx.speaker;
@@ -95,6 +123,7 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
       record = await broker.request(plan, who, ctx.conversation, ctx.approvals);
     } catch (err) {
       await discard();
+      if (err instanceof PlanRefusedError) return refusePlan(plan, err.message, ctx);
       const why =
         err instanceof ApprovalStoreError ? err.message : `could not ask for approval: ${String(err)}`;
       return fail(`${why}. ${NOTHING}`);
@@ -124,7 +153,7 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
     await ctx.reporter.status(`Executing: ${plan.summary}`);
     let outcome: Outcome;
     try {
-      outcome = await executor.execute(plan.id, ctx);
+      outcome = await executor.execute(plan, ctx);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       const nothing: Outcome = { status: "failure", results: [], notRun: plan.actions, txIds: [] };

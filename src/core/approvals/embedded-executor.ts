@@ -9,9 +9,10 @@ import type { Speaker } from "../keys.js";
 import type { AssistantMessage, LlmClient, Message, ToolCall, ToolSchema } from "../llm/types.js";
 import type { ToolCallContext } from "../tools/types.js";
 import { DecimalError } from "./decimal.js";
-import { PlanError, PlanNotFoundError } from "./errors.js";
+import { PlanError, PlanMismatchError, PlanNotFoundError } from "./errors.js";
 import type { EscalateTools, Executor } from "./executor.js";
 import { validateJsonSchema } from "./json-schema.js";
+import { hashPlan } from "./plan-hash.js";
 import { createPlanStore, newPlanId } from "./plan-store.js";
 import { runActions } from "./run-actions.js";
 import { describeSpend, extractSpend } from "./spend.js";
@@ -135,9 +136,12 @@ export function createEmbeddedExecutor(opts: EmbeddedExecutorOptions): Executor 
     throw new PlanError(`the planned calls were invalid: ${lastErrors}`);
   }
 
-  async function execute(planId: string, ctx: ToolCallContext): Promise<Outcome> {
-    const stored = await plans.load(planId);
-    if (!stored || !(await plans.claimExecution(planId))) throw new PlanNotFoundError(planId);
+  async function execute(approved: Plan, ctx: ToolCallContext): Promise<Outcome> {
+    const stored = await plans.load(approved.id);
+    if (!stored) throw new PlanNotFoundError(approved.id);
+    // The stored copy is what runs; it must be, byte for byte, the plan the requester was shown.
+    if (hashPlan(stored) !== hashPlan(approved)) throw new PlanMismatchError(approved.id);
+    if (!(await plans.claimExecution(approved.id))) throw new PlanNotFoundError(approved.id);
     return runActions(stored.actions, (a) => opts.tools.dispatchPrivileged(a.tool, a.arguments, ctx));
   }
 

@@ -18,6 +18,15 @@ export class PlanNotFoundError extends Error {
   }
 }
 
+/** The executor's copy of a plan is not the plan that was approved: nothing runs. */
+export class PlanMismatchError extends Error {
+  readonly code = "PLAN_MISMATCH";
+  constructor(readonly planId: string) {
+    super(`plan ${planId} differs from the plan that was approved; nothing was run`);
+    this.name = "PlanMismatchError";
+  }
+}
+
 /** The approvals store could not be reached: the broker fails closed. */
 export class ApprovalStoreError extends Error {
   readonly code = "APPROVAL_STORE_UNAVAILABLE";

@@ -12,7 +12,11 @@ import type { Outcome, Plan } from "./types.js";
 export interface Executor {
   readonly kind: "embedded" | "remote";
   plan(intent: string, requester: Speaker, ctx: ToolCallContext): Promise<Plan>;
-  execute(planId: string, ctx: ToolCallContext): Promise<Outcome>;
+  /**
+   * Run exactly `plan`, the one the requester approved: an executor whose own copy differs (by
+   * `hashPlan`) refuses and runs nothing.
+   */
+  execute(plan: Plan, ctx: ToolCallContext): Promise<Outcome>;
   /** Tell the executor the plan will never run (rejected, expired, cancelled). */
   discard(planId: string): Promise<void>;
 }

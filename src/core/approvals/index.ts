@@ -10,9 +10,24 @@ export { type CapCheck, createSpendCaps, DAY_MS, planSpend, type SpendCaps } fro
 export { type CoreExecute, type CoreExecuteOptions, createCoreExecute } from "./core-execute.js";
 export { addDecimal, compareDecimal, DecimalError, sumDecimal, toDecimal } from "./decimal.js";
 export { createEmbeddedExecutor, type EmbeddedExecutorOptions, summarise } from "./embedded-executor.js";
-export { ApprovalStoreError, PlanError, PlanNotFoundError, RemoteExecutorError } from "./errors.js";
+export {
+  ApprovalStoreError,
+  PlanError,
+  PlanMismatchError,
+  PlanNotFoundError,
+  RemoteExecutorError,
+} from "./errors.js";
 export type * from "./executor.js";
 export { type JsonSchema, validateJsonSchema } from "./json-schema.js";
+export { canonicalJson, hashPlan } from "./plan-hash.js";
+export {
+  actionArguments,
+  MAX_PLAN_ACTIONS,
+  PlanRefusedError,
+  packLines,
+  planSizeProblem,
+  recipientTotals,
+} from "./plan-view.js";
 export { refusal } from "./refusals.js";
 export { createRemoteExecutor, type RemoteExecutorOptions } from "./remote-executor.js";
 export { renderOutcome, renderPlan, renderStatus } from "./render.js";

@@ -10,8 +10,9 @@ import type { z } from "zod";
 import type { Speaker } from "../keys.js";
 import type { ToolCallContext } from "../tools/types.js";
 import { summarise } from "./embedded-executor.js";
-import { RemoteExecutorError } from "./errors.js";
+import { PlanMismatchError, RemoteExecutorError } from "./errors.js";
 import type { Executor } from "./executor.js";
+import { canonicalJson } from "./plan-hash.js";
 import { accepted, type IntentState, intentState } from "./remote-contract.js";
 import { extractSpend } from "./spend.js";
 import { extractTxIds } from "./tx-ids.js";
@@ -188,7 +189,24 @@ export function createRemoteExecutor(opts: RemoteExecutorOptions): Executor {
     return planned;
   }
 
-  async function execute(planId: string, ctx: ToolCallContext): Promise<Outcome> {
+  async function execute(approved: Plan, ctx: ToolCallContext): Promise<Outcome> {
+    const planId = approved.id;
+    // The pipeline holds the plan: read it back and approve only if its actions are, byte for byte,
+    // the actions the requester was shown.
+    const current = await call(
+      "GET",
+      `/intents/${encodeURIComponent(planId)}`,
+      intentState,
+      undefined,
+      ctx.signal,
+    );
+    if (
+      current.status !== "awaiting_approval" ||
+      !current.plan ||
+      canonicalJson(toActions(current)) !== canonicalJson(approved.actions)
+    ) {
+      throw new PlanMismatchError(planId);
+    }
     const path = `/intents/${encodeURIComponent(planId)}/decision`;
     await call("POST", path, accepted, { decision: "approve" }, ctx.signal);
     const final = new Set(["succeeded", "failed", "rejected", "expired"]);

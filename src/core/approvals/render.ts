@@ -1,14 +1,20 @@
 /** Plain-text renderings of plans and outcomes, shared by core_execute and the adapters. */
+import { actionArguments, recipientTotals } from "./plan-view.js";
 import { describeSpend } from "./spend.js";
 import type { ApprovalRecord, Outcome, Plan } from "./types.js";
 
-/** The plan as the model and the requester read it. */
+/** The whole plan as a terminal shows it: intent, every action with all its arguments, totals. */
 export function renderPlan(plan: Plan): string {
   const lines = plan.actions.map((a, i) => {
     const spend = a.spend ? ` (spends ${describeSpend(a.spend)})` : "";
-    return `${i + 1}. ${a.tool} ${JSON.stringify(a.arguments)}${spend}`;
+    return `${i + 1}. ${a.tool} ${actionArguments(a)}${spend}`;
   });
-  return [`Plan: ${plan.summary}`, ...lines].join("\n");
+  const totals = recipientTotals(plan).map((t) => `  ${t.recipient}: ${t.amount} ${t.asset}`);
+  return [
+    `Intent: ${plan.intent}`,
+    ...lines,
+    ...(totals.length ? ["Totals per recipient:", ...totals] : []),
+  ].join("\n");
 }
 
 /** The outcome for the model: status, tx ids, then every result verbatim, and what did not run. */

@@ -56,6 +56,8 @@ export interface ApprovalRecord {
   requester: Speaker;
   conversation: ConversationKey;
   status: ApprovalStatus;
+  /** `hashPlan(plan)`: shown on the message, written to every audit entry, checked before execution. */
+  planHash: string;
   createdAt: number;
   expiresAt: number;
   decidedBy?: UserKey;
@@ -79,8 +81,17 @@ export type DecideResult =
   | { ok: true; record: ApprovalRecord }
   | { ok: false; reason: DecisionRefusal; message: string };
 
+/** Whether a plan can be shown in full on a platform; `reason` says which limit it breaks. */
+export type FitCheck = { ok: true } | { ok: false; reason: string };
+
 /** Where approval prompts are shown. Implemented by each adapter for a conversation. */
 export interface ApprovalChannel {
+  /**
+   * Can this record be shown in full, in every state it can reach (pending, decided, with its
+   * outcome)? A plan that cannot is refused before it is offered, never shown cut. Absent on a
+   * channel without limits (a terminal shows any plan whole).
+   */
+  fits?(record: ApprovalRecord): FitCheck;
   /** Show the plan with Approve/Reject buttons; returns a reference to that message. */
   present(record: ApprovalRecord): Promise<string | undefined>;
   /** Re-render after a decision, expiry, cancellation or outcome (buttons gone once decided). */

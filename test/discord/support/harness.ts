@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDiscordAdapter, type DiscordAdapter } from "../../../src/adapters/discord/index.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
-import { createAccessPolicy } from "../../../src/core/access/policy.js";
+import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
 import type { CommandDeps } from "../../../src/core/commands/index.js";
@@ -32,6 +32,7 @@ export interface Rig {
   store: Store;
   conversations: ConversationsService;
   broker: ApprovalBroker;
+  access: AccessPolicy;
   adapter: DiscordAdapter;
   dir: string;
   /** User keys whose memory `/neo forget` wiped. */
@@ -111,6 +112,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     store,
     conversations,
     broker,
+    access,
     adapter,
     dir,
     forgotten,
