@@ -83,6 +83,12 @@ export const metrics = {
     labelNames: ["platform"] as const,
     registers: [registry],
   }),
+  eventErrors: new Counter({
+    name: "neo_event_errors_total",
+    help: "Platform payloads whose handling threw (caught; the process kept serving), by platform and payload kind (gateway event or Slack event type).",
+    labelNames: ["platform", "kind"] as const,
+    registers: [registry],
+  }),
   inbound: new Counter({
     name: "neo_inbound_messages_total",
     help: "Inbound messages by platform and disposition (accepted, duplicate, ignored).",

@@ -12,6 +12,7 @@ import type { ConversationIO, Conversations, PlatformAdapter } from "../../core/
 import { type ConversationKey, parseConversationKey, type UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
+import { createPayloadErrors } from "../payload-errors.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
@@ -21,6 +22,7 @@ import { createInteractionHandler } from "./interactions.js";
 import { postChannelOf } from "./keys.js";
 import { createMessageHandler } from "./message-handler.js";
 import { createMessageReporter, type MessageReporter, statusEditSender } from "./message-reporter.js";
+import { guardPackets } from "./packet-guard.js";
 import type { TypingOptions } from "./typing.js";
 
 /** What the adapter reads from the validated config (`src/config.ts`). */
@@ -84,6 +86,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     apiUrl: o.config.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL,
     ...(o.shards ? { shards: o.shards.ids, shardCount: o.shards.count } : {}),
   });
+  const payloadErrors = createPayloadErrors("discord");
+  guardPackets(client, payloadErrors);
   // REST works before the gateway is up, so turns resumed at start-up can post right away.
   if (token) client.rest.setToken(token);
   const editIntervalMs = o.editIntervalMs ?? 1200;

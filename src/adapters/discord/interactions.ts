@@ -163,7 +163,22 @@ async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void>
     await i.deferReply({ flags: MessageFlags.Ephemeral });
     const reply = await runConfirmed(i.customId.slice(CONFIRM_PREFIX.length), contextOf(d, i), d.commands);
     await render(i, reply);
+    return;
   }
+  await noLongerActive(i);
+}
+
+/** What a click on a button (or menu, modal, command) Neo no longer has says, at once. */
+export const NO_LONGER_ACTIVE = "This button is no longer active.";
+
+/** Unknown ids are answered within Discord's 3 s, privately, so the click does not hang. */
+async function noLongerActive(i: Interaction): Promise<void> {
+  if (!i.isRepliable()) return;
+  log.debug(
+    { interactionId: i.id, type: i.type },
+    "discord: interaction Neo does not know; told it is inactive",
+  );
+  await i.reply({ content: NO_LONGER_ACTIVE, flags: MessageFlags.Ephemeral, allowedMentions });
 }
 
 export function createInteractionHandler(d: InteractionDeps): (i: Interaction) => Promise<void> {
@@ -175,7 +190,7 @@ export function createInteractionHandler(d: InteractionDeps): (i: Interaction) =
         (i.commandName === USER_COMMAND || i.commandName === ADMIN_COMMAND)
       ) {
         await onSlash(d, i);
-      }
+      } else await noLongerActive(i);
     } catch (err) {
       log.error({ err, interactionId: i.id }, "discord interaction failed");
       if (i.isRepliable() && i.deferred) {

@@ -9,7 +9,7 @@
  * each workspace is answered with its own token (`workspaces.ts`). `app_uninstalled` and
  * `tokens_revoked` remove a workspace's installation and everything Neo kept about it.
  */
-import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
+import { App, type CodedError, type CustomRoute, HTTPReceiver } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
 import type { ApprovalBroker } from "../../core/approvals/broker.js";
 import type { CommandDeps } from "../../core/commands/types.js";
@@ -17,10 +17,11 @@ import type { ConversationIO, Conversations, PlatformAdapter } from "../../core/
 import { type ConversationKey, parseConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
+import { createPayloadErrors } from "../payload-errors.js";
 import { registerApprovalActions } from "./approval-listener.js";
-import { createSlackApprovalChannel } from "./approvals.js";
+import { APPROVE_ACTION, createSlackApprovalChannel, REJECT_ACTION } from "./approvals.js";
 import { boltLogger } from "./bolt-logger.js";
-import { registerCommands } from "./command-listener.js";
+import { CONFIRM_ACTION, registerCommands } from "./command-listener.js";
 import { registerInbound } from "./inbound-listener.js";
 import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES } from "./installations.js";
 import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
@@ -28,6 +29,7 @@ import { createSlackReporter } from "./reporter.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "./socket-receiver.js";
 import { createThreadStatus } from "./status.js";
 import { registerUninstall } from "./uninstall-listener.js";
+import { registerUnknownActions } from "./unknown-action-listener.js";
 import { createSlackWorkspaces, type WorkspaceBot } from "./workspaces.js";
 
 export interface SlackAdapterConfig {
@@ -88,6 +90,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const IO_CACHE = 2000;
 /** How long `stop` waits for queued Web API calls (status removals behind `chat.delete`'s tier). */
 const STOP_DRAIN_MS = 5000;
+
+/** A payload's kind for the failure count: the event type, the interaction type, or the command. */
+function payloadKind(body: unknown): string {
+  const b = (body ?? {}) as { type?: unknown; event?: { type?: unknown }; command?: unknown };
+  if (b.type === "event_callback" && typeof b.event?.type === "string") return `event:${b.event.type}`;
+  if (typeof b.type === "string") return b.type;
+  return typeof b.command === "string" ? "slash_command" : "unknown";
+}
 
 export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const { config } = o;
@@ -158,6 +168,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     logger,
     ignoreSelf: false, // our own posts are ignored by `decideInbound`, with a log line
     deferInitialization: true,
+    // The error handler gets the payload, so a failure is counted by its kind.
+    extendedErrorHandler: true,
     clientOptions: {
       ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
       retryConfig: { ...SLACK_RETRY_CONFIG },
@@ -165,13 +177,14 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       timeout: REQUEST_TIMEOUT_MS,
     },
   });
-  app.error(async (err) => {
+  const payloadErrors = createPayloadErrors("slack");
+  app.error(async ({ error: err, body }: { error: CodedError; body: unknown }) => {
     if (err.code === "slack_bolt_authorization_error") {
       // An event from a workspace without an installation: nothing to answer it with, no retry helps.
       log.warn({ err: err.message }, "slack: event from a workspace Neo is not installed in");
       return;
     }
-    log.error({ err }, "slack listener failed");
+    payloadErrors(payloadKind(body), err);
     throw err; // the receiver answers 500, so Slack retries what was not journaled
   });
 
@@ -234,6 +247,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     policy: { answerBots: new Set(config.NEO_ANSWER_BOTS ?? []) },
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
+  registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces);
   registerCommands(app, {
     commands: o.commands,
     access: o.access,
