@@ -12,14 +12,14 @@ import type { SlackWorkspaces } from "./workspaces.js";
 export const NO_LONGER_ACTIVE = "This button is no longer active.";
 
 const slog = log.child({ component: "slack" });
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function registerUnknownActions(
   app: App,
   known: readonly string[],
   workspaces: SlackWorkspaces,
 ): void {
-  const unknown = new RegExp(`^(?!(?:${known.map(escape).join("|")})$)`);
+  const unknown = new RegExp(`^(?!(?:${known.map(literal).join("|")})$)`);
   app.action<BlockAction>({ action_id: unknown }, async (args: SlackActionMiddlewareArgs<BlockAction>) => {
     const { ack, body, respond, action } = args;
     await ack();
