@@ -21,6 +21,16 @@ export interface OverheadRun {
   /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
   neoToModel: number[];
   neoFromModel: number[];
+  /** Neo, one at a time only: Redis round trips and commands per message (see `redisPerMessage`). */
+  redis?: RedisPerMessage;
+}
+
+/** Per message, medians: before the model call, between it and the post, and the whole message. */
+export interface RedisPerMessage {
+  toModel: { roundTrips: number; commands: number };
+  fromModel: { roundTrips: number; commands: number };
+  /** From the message being sent to the next one being sent (includes work after the post). */
+  whole: { roundTrips: number; commands: number };
 }
 
 export interface OverheadResult {
@@ -57,6 +67,31 @@ function split(stack: Stack, tokens: string[]): Pick<OverheadRun, "neoToModel" |
   return { neoToModel: toModel, neoFromModel: fromModel };
 }
 
+/** Redis traffic of messages sent one at a time, split at the model call (the wire's clock is the ledger's). */
+function redisPerMessage(stack: Stack, tokens: string[]): RedisPerMessage | undefined {
+  const wire = stack.redisWire;
+  if (!wire) return undefined;
+  const parts = { toModel: [] as number[][], fromModel: [] as number[][], whole: [] as number[][] };
+  tokens.forEach((t, i) => {
+    const s = stack.ledger.sent.get(t);
+    const at = stack.model.arrivals.get(t);
+    const next = stack.ledger.sent.get(tokens[i + 1] ?? "")?.sentAt;
+    if (!s?.answers.length || at === undefined || next === undefined) return;
+    const pick = (from: number, to: number) => {
+      const b = wire.between(from, to);
+      return [b.roundTrips, b.commands];
+    };
+    parts.toModel.push(pick(s.sentAt, at));
+    parts.fromModel.push(pick(at, s.answers[0]!));
+    parts.whole.push(pick(s.sentAt, next));
+  });
+  const med = (rows: number[][]) => ({
+    roundTrips: percentiles(rows.map((r) => r[0]!)).median,
+    commands: percentiles(rows.map((r) => r[1]!)).median,
+  });
+  return { toModel: med(parts.toModel), fromModel: med(parts.fromModel), whole: med(parts.whole) };
+}
+
 /** Send `tokens` — all at once (burst) or one after the other — and return handling times. */
 async function drive(stack: Stack, d: SlackDelivery, tokens: string[], burst: boolean): Promise<number[]> {
   const t0 = Date.now();
@@ -77,7 +112,7 @@ async function drive(stack: Stack, d: SlackDelivery, tokens: string[], burst: bo
 }
 
 export async function runOverhead(burstSize: number, defaultConcurrency: number): Promise<OverheadResult> {
-  const stack = await startStack({ latencyMs: 0, mcp: false });
+  const stack = await startStack({ latencyMs: 0, mcp: false, countRedis: true });
   const barePort = await freePort();
   const bare = start(
     "bare-bolt",
@@ -108,7 +143,9 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
     const run = async (label: string, tag: string, n: number, burst: boolean): Promise<OverheadRun> => {
       const bareTimes = await drive(stack, bareD, ids(`${tag}b`, n), burst);
       const neoTimes = await drive(stack, neoD, ids(`${tag}n`, n), burst);
-      return { label, bare: bareTimes, neo: neoTimes, ...split(stack, ids(`${tag}n`, n)) };
+      const neoIds = ids(`${tag}n`, n);
+      const redis = burst ? undefined : redisPerMessage(stack, neoIds);
+      return { label, bare: bareTimes, neo: neoTimes, ...split(stack, neoIds), redis };
     };
     runs.push(await run(`${SEQUENTIAL} sent one at a time`, "os", SEQUENTIAL, false));
     runs.push(

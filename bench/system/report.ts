@@ -47,7 +47,27 @@ export function overheadMarkdown(r: OverheadResult): string {
     ...rows,
     "",
     `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}.`,
+    "",
+    ...redisMarkdown(r),
   ].join("\n");
+}
+
+/** Redis traffic per message (one at a time), counted on the wire (bench/system/redis-wire.ts). */
+function redisMarkdown(r: OverheadResult): string[] {
+  const redis = r.runs.find((run) => run.redis)?.redis;
+  if (!redis) return [];
+  const cell = (x: { roundTrips: number; commands: number }) => `${x.roundTrips} | ${x.commands}`;
+  return [
+    "Redis per message, one at a time (medians; counted by a pass-through between the bot and Redis: a round",
+    "trip is one write of the client, i.e. the commands node-redis sent together without waiting; goal: ≤ 3",
+    "round trips from the event to the model call, ≤ 2 from the answer to the post):",
+    "",
+    "| part | round trips | commands | goal |",
+    "| --- | --- | --- | --- |",
+    `| event → model call | ${cell(redis.toModel)} | ${goal(redis.toModel.roundTrips <= 3)} |`,
+    `| model answer → post | ${cell(redis.fromModel)} | ${goal(redis.fromModel.roundTrips <= 2)} |`,
+    `| whole message (send → next send, incl. work after the post) | ${cell(redis.whole)} | |`,
+  ];
 }
 
 export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): string {

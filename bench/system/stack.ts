@@ -22,6 +22,7 @@ import {
   tempDir,
   until,
 } from "./procs.js";
+import { type RedisWire, startRedisWire } from "./redis-wire.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const SIGNING_SECRET = "bench-signing-secret-0123456789";
@@ -54,6 +55,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Redis keeps its data across a kill (AOF, fsync always) instead of none. */
   persistentRedis?: boolean;
+  /** The bot reaches Redis through a counting pass-through (`stack.redisWire`). */
+  countRedis?: boolean;
 }
 
 export interface Stack {
@@ -61,6 +64,8 @@ export interface Stack {
   discord: FakeDiscord;
   model: BenchModel;
   redis: BenchRedis;
+  /** Set with `countRedis`: the round trips and commands the bot sent to Redis. */
+  redisWire: RedisWire | null;
   ledger: Ledger;
   httpPort: number;
   eventsUrl: string;
@@ -87,6 +92,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const model = await startBenchModel(o.latencyMs);
   const redis = await benchRedis(o.persistentRedis ? tempDir("redis") : undefined);
   await redis.start();
+  const redisWire = o.countRedis ? await startRedisWire({ host: "127.0.0.1", port: redis.port }) : null;
   const ledger = createLedger();
   observeSlack(slack, ledger);
   observeDiscord(discord, ledger);
@@ -107,7 +113,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     DISCORD_API_URL: discord.apiBase,
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: "sk-bench-key",
-    REDIS_URL: redis.url,
+    REDIS_URL: redisWire?.url ?? redis.url,
     NEO_MCP_MANIFEST: manifest,
     NEO_INSTANCE_ID: "bench-1",
     NEO_DATA_DIR: join(dir, "data"),
@@ -148,6 +154,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     discord,
     model,
     redis,
+    redisWire,
     ledger,
     logCounts,
     httpPort,
@@ -203,6 +210,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     async close() {
       clearInterval(sampler);
       await stack.killBot();
+      await redisWire?.close();
       await redis.kill();
       await slack.close();
       await discord.close();
