@@ -35,6 +35,8 @@ function accepts(field: z.ZodType): string {
   if (Array.isArray(js.enum)) return js.enum.map((v) => `\`${String(v)}\``).join(", ");
   if (js.format === "uri") return "URL";
   if (typeof js.pattern === "string") return `text matching \`${js.pattern}\``;
+  if (js.type === "number" && typeof js.exclusiveMinimum === "number")
+    return `number > ${js.exclusiveMinimum}`;
   if (js.type === "integer") {
     const min = typeof js.minimum === "number" ? js.minimum : undefined;
     const max =

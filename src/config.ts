@@ -18,10 +18,24 @@ const csv = z.string().transform((s) =>
     .filter(Boolean),
 );
 const optionalUrl = z.url().optional();
-const price = z
+const usd = z.coerce.number().positive();
+const PRICE_ENTRY = String.raw`[^=;\s]+=\d+(\.\d+)?,\d+(\.\d+)?`;
+/** `model=input,output;model=input,output` (USD per million tokens) → prices by model name. */
+const prices = z
   .string()
-  .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/, "expected 'input,output' USD per 1M tokens")
-  .optional();
+  .regex(
+    new RegExp(`^${PRICE_ENTRY}(;${PRICE_ENTRY})*$`),
+    "expected 'model=input,output' entries separated by ';' (USD per 1M tokens), e.g. 'gpt-4o=2.5,10;gpt-4o-mini=0.15,0.6'",
+  )
+  .transform((s) =>
+    Object.fromEntries(
+      s.split(";").map((entry) => {
+        const [model, spec] = entry.split("=") as [string, string];
+        const [input, output] = spec.split(",").map(Number) as [number, number];
+        return [model, { input, output }];
+      }),
+    ),
+  );
 
 /** The model endpoint and the two models. */
 const modelEnv = z.object({
@@ -44,10 +58,11 @@ const modelEnv = z.object({
     .default(128_000)
     .describe("The main model's context window in tokens; compaction thresholds are percentages of it."),
   NEO_MAX_OUTPUT_TOKENS: int(16).default(4096).describe("Max completion tokens per main-model call."),
-  NEO_MAIN_PRICE: price.describe(
-    "USD per million tokens, `input,output`, for the usage ledger; unset = cost not computed.",
-  ),
-  NEO_CHEAP_PRICE: price.describe("The same for the cheap model; unset = the main model's price."),
+  NEO_MODEL_PRICES: prices
+    .optional()
+    .describe(
+      "USD per million tokens by model, `model=input,output` entries separated by `;` (e.g. `gpt-4o=2.5,10;gpt-4o-mini=0.15,0.6`); every model a budget applies to needs one. Unset = cost not computed.",
+    ),
   NEO_LLM_MAX_RETRIES: int(0, 10)
     .default(2)
     .describe(
@@ -250,9 +265,16 @@ const serverEnv = z.object({
   NEO_APPROVAL_POLL_MS: int(10)
     .default(500)
     .describe("How often a waiting `core_execute` reads the store for a click taken on another instance."),
-  NEO_USER_DAILY_TOKENS: int(1)
+  NEO_BUDGET_USD_DAILY: usd
     .optional()
-    .describe("Per-user daily token budget (UTC days, counted in the store); unset = unlimited."),
+    .describe(
+      "Each user's model spend per UTC day, in USD (counted in the store from `NEO_MODEL_PRICES`): a notice at 80 %, the turn stops with a partial at 100 %. `/neo budget` sets one user's. Unset = unlimited.",
+    ),
+  NEO_BUDGET_USD_DAILY_DEPLOYMENT: usd
+    .optional()
+    .describe(
+      "The whole deployment's model spend per UTC day, in USD, all users together; the same notice at 80 % and stop at 100 %. Unset = unlimited.",
+    ),
 });
 
 /** Conversations, instances and logs. */
@@ -364,6 +386,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `NEO_SOFT_PCT: must be below NEO_HARD_PCT (${cfg.NEO_SOFT_PCT} >= ${cfg.NEO_HARD_PCT})`,
     );
+  }
+  if (cfg.NEO_BUDGET_USD_DAILY !== undefined || cfg.NEO_BUDGET_USD_DAILY_DEPLOYMENT !== undefined) {
+    // A model without a price would spend without counting: the budget would not hold.
+    const unpriced = [cfg.NEO_MAIN_MODEL, cfg.NEO_CHEAP_MODEL].filter(
+      (m): m is string => m !== undefined && !cfg.NEO_MODEL_PRICES?.[m],
+    );
+    if (unpriced.length > 0) {
+      throw new ConfigError(
+        `NEO_MODEL_PRICES: a USD budget is set, so every model needs a price; missing ${unpriced.join(", ")}`,
+      );
+    }
   }
   const base = cfg.OPENAI_BASE_URL ? new URL(cfg.OPENAI_BASE_URL) : undefined;
   if (base && (base.username || base.password) && cfg.OPENAI_API_KEY) {

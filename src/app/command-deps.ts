@@ -45,10 +45,15 @@ export function commandDeps(
     caps: {
       setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? ANY_ASSET, amount, by),
     },
+    usage: {
+      report: (u) => s.usage.report(u),
+      totals: () => s.usage.totals(),
+      statusLines: () => s.usage.statusLines(),
+      setBudget: (u, usd) => s.usage.setBudget(u, usd),
+    },
     system: {
       models: () => ({ main: cfg.NEO_MAIN_MODEL, cheap: cfg.NEO_CHEAP_MODEL ?? cfg.NEO_MAIN_MODEL }),
       store: () => ({ kind: s.store.kind, healthy: s.store.healthy() }),
-      usage: () => s.usage.summary(),
     },
   };
 }

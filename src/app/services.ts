@@ -33,7 +33,7 @@ export interface Services {
   cfg: Config;
   store: Store;
   ledger: UsageLedger;
-  /** `/neo status` usage lines and the per-user daily budget. */
+  /** Durable usage counts, the USD budgets, `/neo usage` and the status lines. */
   usage: UsageTracker;
   llm: LlmClient;
   memory: Memory;
@@ -57,8 +57,13 @@ export async function createServices(cfg: Config): Promise<Services> {
     log: log.child({ component: "store", kind: "redis" }),
   });
   const ledger = createUsageLedger(pricesFromConfig(cfg));
-  const usage = createUsageTracker({ store, ledger, dailyTokens: cfg.NEO_USER_DAILY_TOKENS });
-  const llm = createLlmClient(cfg, ledger, { gate: usage.gate });
+  const usage = createUsageTracker({
+    store,
+    ledger,
+    userDailyUsd: cfg.NEO_BUDGET_USD_DAILY,
+    deploymentDailyUsd: cfg.NEO_BUDGET_USD_DAILY_DEPLOYMENT,
+  });
+  const llm = createLlmClient(cfg, ledger);
   const memory = createMemory({
     store,
     llm,
@@ -123,6 +128,7 @@ export async function createServices(cfg: Config): Promise<Services> {
       limits: limitsFromConfig(cfg),
       identity: { name: cfg.NEO_BOT_NAME, deployment: cfg.NEO_DEPLOYMENT },
       files: createFileIntake({ store, limits: fileLimitsFromConfig(cfg) }),
+      budget: usage.budget,
     },
     async close() {
       await memory.drained();

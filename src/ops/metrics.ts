@@ -15,7 +15,7 @@ const latencyBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 export const metrics = {
   turns: new Counter({
     name: "neo_turns_total",
-    help: "Turns finished, by status (answered, partial, cancelled, failed, refused by the daily token budget).",
+    help: "Turns finished, by status (answered, partial, cancelled, failed); a USD budget's stop is partial.",
     labelNames: ["status"] as const,
     registers: [registry],
   }),

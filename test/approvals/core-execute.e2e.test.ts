@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/core/agent/agent.js";
+import { ESCALATION_NOTICE } from "../../src/core/approvals/core-execute.js";
 import { ann, input, recordingMemory, testContext, testLimits } from "../support/agent-kit.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
@@ -78,6 +79,9 @@ describe("core_execute through the real loop, wallet MCP server and console appr
     expect(h.consoleOutput()).toContain("Approve? [y/N]");
     expect(h.consoleOutput()).toContain("wallet__transfer");
     expect(ctx.reporter.statuses.some((s) => s.startsWith("Waiting for Ann to approve"))).toBe(true);
+    // Escalation (rung 3) is a deliberate visible promise: a Notice, not a passing Status.
+    expect(ctx.reporter.notices).toEqual([ESCALATION_NOTICE]);
+    expect(ctx.reporter.statuses).not.toContain(ESCALATION_NOTICE);
     const events = (await h.broker.audit.recent(10)).map((e) => e.event);
     expect(events).toEqual(["requested", "approved", "executed"]);
     expect(await h.caps.spent(ann.userKey)).toEqual({ USDC: "5" });

@@ -1,4 +1,5 @@
 /** The platform-free `/neo` layer: parsing and running against real access policy and store. */
+
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,8 +8,11 @@ import { createAdminCheck } from "../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../src/core/access/policy.js";
 import { parseCommand, runCommand, runConfirmed } from "../../src/core/commands/index.js";
 import type { CommandContext, CommandDeps } from "../../src/core/commands/types.js";
+import { createUsageLedger } from "../../src/core/llm/usage-ledger.js";
+import { createUsageTracker } from "../../src/core/usage/index.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
+import { usageCommands } from "../support/usage-commands.js";
 
 describe("parseCommand", () => {
   it.each([
@@ -81,6 +85,7 @@ describe("runCommand", () => {
           caps.push(args);
         },
       },
+      usage: usageCommands(createUsageTracker({ store, ledger: createUsageLedger() })),
       system: {
         models: () => ({ main: "m", cheap: "c" }),
         store: () => ({ kind: store.kind, healthy: true }),

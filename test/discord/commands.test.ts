@@ -104,6 +104,33 @@ describe("Discord: /neo commands", () => {
     expect(rig.forgotten).toEqual([`discord:${fake.guildId}:${fake.alice.id}`]);
   });
 
+  it("/neo usage shows the caller's own usage; another user's and the totals only to an admin", async () => {
+    rig = await startRig({ env: { NEO_MODEL_PRICES: "main-model=1,1" } });
+    const { fake, ep } = rig;
+    ep.script({ reply: { text: "Hi Alice.", usage: { prompt: 300, completion: 50 } } });
+    await fake.say(fake.alice, fake.channel, "hello", { mentionBot: true });
+    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Hi Alice.", "answer");
+
+    const own = await ephemeralAnswer(rig, await fake.slash({ user: fake.alice, sub: "usage" }));
+    expect(String(body(own.reply).content)).toMatch(
+      /^\*Your usage\*\n• Today \(UTC\): \$0\.00035 · 350 tokens · 1 model call\n/,
+    );
+    const bobAsks = await fake.slash({
+      user: fake.bob,
+      sub: "usage",
+      options: [{ name: "user", type: 6, value: fake.alice.id }],
+    });
+    expect(String(body((await ephemeralAnswer(rig, bobAsks)).reply).content)).toMatch(/^Only Neo admins/);
+    const carolAsks = await fake.slash({
+      user: fake.carol,
+      sub: "usage",
+      options: [{ name: "scope", type: 3, value: "all" }],
+    });
+    expect(String(body((await ephemeralAnswer(rig, carolAsks)).reply).content)).toContain(
+      "• Deployment today (UTC): $0.00035 · 350 tokens · 1 model call",
+    );
+  });
+
   it("registers /neo for everyone and /neo-admin hidden behind Manage Server", () => {
     const [neo, admin] = commandDefinitions();
     expect(neo!.name).toBe("neo");
@@ -111,7 +138,7 @@ describe("Discord: /neo commands", () => {
     expect(admin!.name).toBe("neo-admin");
     expect(admin!.default_member_permissions).toBe(String(1n << 5n));
     const subs = (c: Record<string, unknown>) => (c.options as Array<{ name: string }>).map((o) => o.name);
-    expect(subs(neo!)).toEqual(["help", "ask", "memory", "forget", "reset"]);
+    expect(subs(neo!)).toEqual(["help", "ask", "memory", "forget", "reset", "usage"]);
     expect(subs(admin!)).toEqual([
       "status",
       "tools",
@@ -119,6 +146,7 @@ describe("Discord: /neo commands", () => {
       "allow",
       "deny",
       "limit",
+      "budget",
       "compact",
       "reload",
     ]);

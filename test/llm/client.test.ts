@@ -35,7 +35,7 @@ describe("two-model client", () => {
         },
       },
     ]);
-    const { llm, ledger } = createLlmForTest(ep, { NEO_MAIN_PRICE: "2,8" });
+    const { llm, ledger } = createLlmForTest(ep, { NEO_MODEL_PRICES: "main-model=2,8" });
     const c = await llm.complete(req());
     expect(c).toMatchObject({ finishReason: "tool_calls", model: "main-model", content: null });
     expect(c.toolCalls[0]!.function.name).toBe("a__b");

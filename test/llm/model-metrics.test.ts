@@ -42,7 +42,7 @@ describe("model metrics", () => {
       { reply: { text: "two", usage: { prompt: 50, completion: 5 } } },
       { reply: { kind: "error", status: 500 } },
     ]);
-    const { llm } = createLlmForTest(ep, { NEO_MAIN_MODEL: model, NEO_MAIN_PRICE: "2,8" });
+    const { llm } = createLlmForTest(ep, { NEO_MAIN_MODEL: model, NEO_MODEL_PRICES: `${model}=2,8` });
     const req: CompletionRequest = {
       role: "main",
       system: "sys",
@@ -81,7 +81,7 @@ describe("model metrics", () => {
     const { llm, ledger } = createLlmForTest(ep, {
       NEO_MAIN_MODEL: main,
       NEO_CHEAP_MODEL: cheap,
-      NEO_MAIN_PRICE: "1,1",
+      NEO_MODEL_PRICES: `${main}=1,1;${cheap}=1,1`,
     });
     await llm.complete({
       role: "cheap",

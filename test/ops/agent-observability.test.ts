@@ -1,6 +1,6 @@
 /**
  * The loop's own counters and its one line per turn, for every way a turn ends (answered, partial,
- * cancelled, failed, refused by the daily budget), and compactions by reason and result (summary, or the safe tail when the
+ * cancelled, failed, stopped by the USD budget), and compactions by reason and result (summary, or the safe tail when the
  * summarizer fails). Real loop, real openai SDK against the scripted endpoint.
  */
 import { mkdtempSync } from "node:fs";
@@ -73,13 +73,17 @@ describe("ops: agent loop metrics and turn lines", () => {
     for (const l of lines) expect(typeof l.durationMs).toBe("number");
   });
 
-  it("counts a turn the daily token budget refused as refused, not failed, and makes no request", async () => {
+  it("counts a turn the USD budget stopped as partial, not failed, and makes no request", async () => {
     ep = await startScriptedOpenAI();
     const store = await createFileStore({
       dataDir: mkdtempSync(join(tmpdir(), "neo-refused-")),
       prefix: "neo:",
     });
-    const deps = testDeps(ep, { usage: { store, dailyTokens: 100 } });
+    // $1 per million tokens: 155 tokens are $0.000155, over a $0.0001 budget.
+    const deps = testDeps(ep, {
+      env: { NEO_MODEL_PRICES: "main-model=1,1" },
+      usage: { store, userDailyUsd: 0.0001 },
+    });
     ep.script({ reply: { text: "Hello.", usage: { prompt: 150, completion: 5 } } });
     const spent = testContext({ conversation: "console:local:tty:spent" });
     expect((await createAgent(deps).chat(input("hi"), spent)).status).toBe("answered");
@@ -88,13 +92,15 @@ describe("ops: agent loop metrics and turn lines", () => {
     logs = captureLogs();
 
     const refused = testContext({ conversation: "console:local:tty:refused" });
-    expect((await createAgent(deps).chat(input("again"), refused)).status).toBe("refused");
-    expect(refused.reporter.says.join("\n")).toMatch(/daily limit/);
+    expect((await createAgent(deps).chat(input("again"), refused)).status).toBe("partial");
+    expect(refused.reporter.says.join("\n")).toMatch(
+      /^I stopped because your daily budget of \$0\.00010 is used up/,
+    );
     expect(ep.requests).toHaveLength(1);
     const d = delta(before, await snapshot());
-    expect(d("neo_turns_total", { status: "refused" })).toBe(1);
+    expect(d("neo_turns_total", { status: "partial" })).toBe(1);
     expect(d("neo_turns_total", { status: "failed" })).toBe(0);
-    expect(logs.info("turn ended").map((l) => l.status)).toEqual(["refused"]);
+    expect(logs.info("turn ended").map((l) => l.status)).toEqual(["partial"]);
     await store.close();
   });
 

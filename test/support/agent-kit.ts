@@ -186,7 +186,7 @@ export function testDeps(
   return {
     llm,
     ledger,
-    ...(usage ? { usage } : {}),
+    ...(usage ? { usage, budget: usage.budget } : {}),
     tools: over.tools ?? testTools({}),
     memory: over.memory ?? recordingMemory(),
     limits: testLimits(over.limits),

@@ -16,13 +16,13 @@ import type { ScriptedOpenAI } from "./scripted-openai.js";
 export interface LlmForTest {
   llm: LlmClient;
   ledger: UsageLedger;
-  /** Present when `usage` options were given: the tracker whose gate the client asks. */
+  /** Present when `usage` options were given: the tracker counting the ledger's calls in the store. */
   usage?: UsageTracker;
 }
 
 /**
  * `env` overrides any variable (e.g. `{ NEO_CHEAP_MODEL: "mini", NEO_LLM_MAX_RETRIES: "2" }`);
- * `usage` builds a usage tracker over the ledger and gives its gate to the client.
+ * `usage` builds a usage tracker over the ledger (its `budget` goes to the loop's deps).
  */
 export function createLlmForTest(
   endpoint: Pick<ScriptedOpenAI, "url">,
@@ -40,7 +40,7 @@ export function createLlmForTest(
   if (!usage) return { llm: createLlmClient(cfg, ledger), ledger };
   const tracker = createUsageTracker({ ...usage, ledger });
   return {
-    llm: createLlmClient(cfg, ledger, { gate: tracker.gate }),
+    llm: createLlmClient(cfg, ledger),
     ledger,
     usage: tracker,
   };

@@ -1,8 +1,12 @@
 /**
- * The per-user daily token budget and the usage lines of `/neo status`, end to end on Slack:
- * signed events into the real Bolt app, the real conversations layer and loop, the real openai SDK
- * against the scripted endpoint, and the usage tracker counting in the harness's store.
+ * Durable usage and the USD budget end to end on Slack: signed events and commands into the real
+ * Bolt app, the real conversations layer and loop, the real openai SDK against the scripted
+ * endpoint (which reports usage), and the usage tracker counting in the harness's file store.
+ * Prices: `main-model=1,1` ($1 per million tokens each way), so 1,000 tokens are $0.001.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   envelope,
@@ -14,10 +18,10 @@ import {
   userTs,
 } from "../slack/support/harness.js";
 
-function status(h: Harness, user: string) {
-  return h.slack.command({
+async function neo(h: Harness, user: string, text: string): Promise<string> {
+  const res = await h.slack.command({
     command: "/neo",
-    text: "status",
+    text,
     team_id: TEAM,
     team_domain: "fake",
     channel_id: "C1",
@@ -29,76 +33,101 @@ function status(h: Harness, user: string) {
     trigger_id: "1.2.3",
     token: "legacy",
   });
+  return String((JSON.parse(res.body) as { text?: string }).text);
 }
 
 const posted = (h: Harness, text: (t: string) => boolean) =>
   h.fake.callsTo("chat.postMessage").filter((c) => text(String(c.args.text)));
+const PRICES = { NEO_MODEL_PRICES: "main-model=1,1" };
+const ANN = `slack:${TEAM}:UANN`;
 
-describe("per-user daily token budget on Slack", () => {
-  let h: Harness | null = null;
+describe("durable usage and the USD budget on Slack", () => {
+  const open: Harness[] = [];
   afterEach(async () => {
-    await h?.close();
-    h = null;
+    for (const h of open.splice(0)) await h.close();
   });
 
-  it("stops a user over budget with a clear message and no model request; others are unaffected", async () => {
-    h = await startHarness({
-      dailyTokens: 100,
-      env: { NEO_MAIN_PRICE: "2,8" },
+  it("/neo usage still shows a user's usage after a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "neo-usage-"));
+    const first = await startHarness({
+      dataDir,
+      env: PRICES,
+      turns: [{ reply: { text: "Hello Ann.", usage: { prompt: 300, completion: 50 } } }],
+    });
+    open.push(first);
+    await first.slack.event(envelope(mention("C1", "UANN", "hi")));
+    await first.fake.waitFor(() => posted(first, (t) => t === "Hello Ann.").length === 1, "answer");
+    await until("idle", () => first.conversations.stats().running === 0);
+    const before = await neo(first, "UANN", "usage");
+    await first.close();
+    open.splice(0);
+
+    const second = await startHarness({ dataDir, env: PRICES, turns: [] });
+    open.push(second);
+    const after = await neo(second, "UANN", "usage");
+    expect(after).toBe(before);
+    expect(after).toMatch(/^_Your usage_\n• Today \(UTC\): \$0\.00035 · 350 tokens · 1 model call\n/);
+    expect(after).toContain("• This month (");
+
+    // Another user's usage and the totals are for admins only.
+    expect(await neo(second, "UBOB", `usage <@UANN>`)).toMatch(/^Only Neo admins/);
+    expect(await neo(second, "UBOB", "usage all")).toMatch(/^Only Neo admins/);
+    expect(await neo(second, "UADMIN", "usage <@UANN>")).toContain(
+      `_Usage of \`${ANN}\`_\n• Today (UTC): $0.00035`,
+    );
+    const totals = await neo(second, "UADMIN", "usage all");
+    expect(totals).toContain("• Deployment today (UTC): $0.00035 · 350 tokens · 1 model call");
+    expect(totals).toContain(`    • \`${ANN}\` $0.00035 · 350 tokens · 1 model call`);
+    expect(await neo(second, "UADMIN", "status")).toContain(
+      "• Usage today (UTC, all instances): $0.00035 · 350 tokens · 1 model call",
+    );
+  });
+
+  it("a USD budget gives a Notice in the thread at 80 % and an honest stop at 100 %", async () => {
+    const h = await startHarness({
+      env: PRICES,
+      budgetUsd: 0.001,
       turns: [
-        { label: "ann", reply: { text: "Hello Ann.", usage: { prompt: 90, completion: 30 } } },
-        { label: "bob", reply: { text: "Hello Bob.", usage: { prompt: 40, completion: 10 } } },
+        { label: "first", reply: { text: "Hello Ann.", usage: { prompt: 800, completion: 50 } } },
+        { label: "second", reply: { text: "Still here.", usage: { prompt: 150, completion: 10 } } },
       ],
     });
-    const annFirst = userTs();
-    await h.slack.event(envelope(mention("C1", "UANN", "hi", { ts: annFirst })));
-    await h.fake.waitFor(() => posted(h!, (t) => t === "Hello Ann.").length === 1, "Ann's answer");
-    await until("idle", () => h!.conversations.stats().running === 0);
-    expect(h.ep.requests).toHaveLength(1);
-
-    // Ann spent 120 of 100: her next mention, in another thread, is refused before any request.
-    const annSecond = userTs();
-    await h.slack.event(envelope(mention("C1", "UANN", "and now?", { ts: annSecond })));
-    await h.fake.waitFor(() => posted(h!, (t) => t.includes("daily limit")).length === 1, "refusal");
-    const refusal = posted(h, (t) => t.includes("daily limit"))[0]!;
-    expect(refusal.args.thread_ts).toBe(annSecond);
-    expect(refusal.args.text).toMatch(
-      /^You've reached your daily limit: 120 of 100 tokens used today\. It resets at 00:00 UTC \(in (\d+ h( \d+ min)?|\d+ min|under a minute)\); I can't answer you until then\.$/,
-    );
-    await until("idle", () => h!.conversations.stats().running === 0);
-    expect(h.ep.requests).toHaveLength(1);
-
-    // Bob is unaffected.
-    const bobTs = userTs();
-    await h.slack.event(envelope(mention("C1", "UBOB", "hi", { ts: bobTs })));
-    await h.fake.waitFor(() => posted(h!, (t) => t === "Hello Bob.").length === 1, "Bob's answer");
-    expect(h.ep.requests).toHaveLength(2);
-    expect(posted(h, (t) => t.includes("daily limit"))).toHaveLength(1);
-
-    // `/neo status` (admin): tokens and cost per user and per conversation, and today's counts.
-    const res = await status(h, "UADMIN");
-    const text = String((JSON.parse(res.body) as { text?: string }).text);
-    const ann = `slack:${TEAM}:UANN`;
-    const bob = `slack:${TEAM}:UBOB`;
-    // Ann: 90×2 + 30×8 = $0.00042; Bob: 40×2 + 10×8 = $0.00016 (USD per 1M tokens).
-    expect(text).toContain("Usage since start (this instance): 170 tokens ($0.00058) in 2 model calls");
-    expect(text).toContain(`\`${ann}\` 120 tokens ($0.00042), 1 call`);
-    expect(text).toContain(`\`${bob}\` 50 tokens ($0.00016), 1 call`);
-    expect(text).toContain(`\`slack:${TEAM}:C1:${annFirst}\` 120 tokens ($0.00042)`);
-    expect(text).toContain(`\`slack:${TEAM}:C1:${bobTs}\` 50 tokens ($0.00016)`);
-    expect(text.indexOf(ann)).toBeLessThan(text.indexOf(bob)); // ranked by tokens
-    expect(text).toMatch(/Daily budget: 100 tokens per user, resets 00:00 UTC/);
-    expect(text).toContain(`\`${ann}\` 120 tokens (limit reached)`);
-    expect(text).toMatch(new RegExp(`\`${bob}\` 50 tokens$`, "m"));
-  });
-
-  it("shows tokens without cost when no price is configured", async () => {
-    h = await startHarness({ turns: [{ reply: { text: "Hi.", usage: { prompt: 7, completion: 3 } } }] });
+    open.push(h);
     await h.slack.event(envelope(mention("C1", "UANN", "hi")));
-    await h.fake.waitFor(() => posted(h!, (t) => t === "Hi.").length === 1, "answer");
-    const text = String((JSON.parse((await status(h, "UADMIN")).body) as { text?: string }).text);
-    expect(text).toContain("10 tokens in 1 model call (no NEO_MAIN_PRICE set, so no cost)");
-    expect(text).toContain(`\`slack:${TEAM}:UANN\` 10 tokens, 1 call`);
-    expect(text).not.toContain("Daily budget");
+    await h.fake.waitFor(() => posted(h, (t) => t === "Hello Ann.").length === 1, "first answer");
+    await until("idle", () => h.conversations.stats().running === 0);
+
+    // 85 %: the next turn says so once, as a visible context message in its thread, then answers.
+    const second = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "again", { ts: second })));
+    await h.fake.waitFor(() => posted(h, (t) => t === "Still here.").length === 1, "second answer");
+    const notice = posted(h, (t) => t.startsWith("Heads-up:"));
+    expect(notice).toHaveLength(1);
+    expect(notice[0]!.args.thread_ts).toBe(second);
+    expect(notice[0]!.args.text).toMatch(
+      /^Heads-up: you have used \$0\.00085 of your daily budget of \$0\.0010 \(85 %\)\./,
+    );
+    expect(JSON.stringify(notice[0]!.args.blocks)).toContain('"type":"context"');
+    await until("idle", () => h.conversations.stats().running === 0);
+
+    // 101 %: the third turn ends with the reason, in its thread; no request is made.
+    const third = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "and now?", { ts: third })));
+    await h.fake.waitFor(() => posted(h, (t) => t.startsWith("I stopped because")).length === 1, "stop");
+    const stop = posted(h, (t) => t.startsWith("I stopped because"))[0]!;
+    expect(stop.args.thread_ts).toBe(third);
+    expect(stop.args.text).toMatch(
+      /^I stopped because your daily budget of \$0\.0010 is used up \(\$0\.0010 spent today\); it resets at 00:00 UTC/,
+    );
+    expect(h.ep.requests).toHaveLength(2);
+    expect(posted(h, (t) => t.startsWith("Heads-up:"))).toHaveLength(1);
+
+    // An admin raises Ann's budget: her next turn runs.
+    expect(await neo(h, "UADMIN", "budget <@UANN> 1")).toBe(`Daily budget of \`${ANN}\` is now $1.00.`);
+    expect(await neo(h, "UANN", "budget <@UANN> 5")).toMatch(/for Neo admins only/);
+    h.ep.script({ reply: { text: "Back again.", usage: { prompt: 10, completion: 1 } } });
+    await until("idle", () => h.conversations.stats().running === 0);
+    await h.slack.event(envelope(mention("C1", "UANN", "please?")));
+    await h.fake.waitFor(() => posted(h, (t) => t === "Back again.").length === 1, "answer after the raise");
   });
 });

@@ -38,6 +38,19 @@ export const USER_SUBCOMMANDS: SubDef[] = [
   { name: "memory", description: "What Neo remembers about you (only you see it)" },
   { name: "forget", description: "Wipe what Neo remembers about you (asks to confirm)" },
   { name: "reset", description: "Start this thread over", options: [thread] },
+  {
+    name: "usage",
+    description: "Your model usage and cost, today and this month",
+    options: [
+      { name: "user", description: "Admins: someone else's usage", type: USER },
+      {
+        name: "scope",
+        description: "Admins: the whole deployment",
+        type: STR,
+        choices: [{ name: "all", value: "all" }],
+      },
+    ],
+  },
 ];
 
 export const ADMIN_SUBCOMMANDS: SubDef[] = [
@@ -76,6 +89,14 @@ export const ADMIN_SUBCOMMANDS: SubDef[] = [
       { name: "user", description: "Who", type: USER, required: true },
       { name: "amount", description: "Cap, e.g. 25 or 0.5", type: STR, required: true },
       { name: "asset", description: "Asset symbol, e.g. USDC", type: STR },
+    ],
+  },
+  {
+    name: "budget",
+    description: "Set a user's daily model budget in USD",
+    options: [
+      { name: "user", description: "Who", type: USER, required: true },
+      { name: "usd", description: "USD per day, e.g. 5 or 0.5, or default", type: STR, required: true },
     ],
   },
   { name: "compact", description: "Compact this thread's transcript now", options: [thread] },

@@ -6,13 +6,8 @@
  */
 import type { App, RespondFn, SlashCommand } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
-import { parseCommand, runCommand, runConfirmed } from "../../core/commands/index.js";
-import {
-  ADMIN_COMMANDS,
-  type CommandContext,
-  type CommandDeps,
-  type CommandReply,
-} from "../../core/commands/types.js";
+import { needsAdmin, parseCommand, runCommand, runConfirmed } from "../../core/commands/index.js";
+import type { CommandContext, CommandDeps, CommandReply } from "../../core/commands/types.js";
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
 import { conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
@@ -164,7 +159,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       return;
     }
     const cmd = parseCommand(command.text);
-    const needAdmin = (ADMIN_COMMANDS as readonly string[]).includes(cmd.name);
+    const needAdmin = needsAdmin(cmd);
     const ctx = await context(command.team_id, command.user_id, command.channel_id, needAdmin);
     const running = runCommand(cmd, ctx, deps.commands);
     let timer: NodeJS.Timeout | undefined;

@@ -154,12 +154,28 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       return { status: "partial", text, ...progress };
     };
 
+    /** Asked before each model call: 80 % is told once (Notice), 100 % ends the turn (honest partial). */
+    const overBudget = async (): Promise<StopReason | undefined> => {
+      const v = await deps.budget?.check(input.speaker.userKey);
+      if (!v || v.kind === "ok") return undefined;
+      const { scope, usedUsd, limitUsd } = v;
+      const type = v.kind === "warning" ? "budget_warning" : "budget_exceeded";
+      await ctx.onEvent?.({ type, scope, user: input.speaker.userKey, usedUsd, limitUsd, at: Date.now() });
+      log.info({ conversation: ctx.conversation, event: type, scope, usedUsd, limitUsd }, "USD budget");
+      if (v.kind === "exceeded") return { kind: "budget", why: v.text };
+      await ctx.reporter.notice(v.text);
+      return undefined;
+    };
+
     for (;;) {
       if (ctx.signal.aborted) throw new CancelledError("cancelled");
       if (progress.steps >= limits.stepBudget)
         return stop({ kind: "step_budget", budget: limits.stepBudget });
       if (progress.steps > 0 && progress.steps % limits.refaultEvery === 0)
         page = await fault(`${asked}\n${narration}`);
+
+      const spent = await overBudget();
+      if (spent) return stop(spent);
 
       let w = window();
       if (w.pct >= limits.hardPct) {
@@ -289,12 +305,6 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
               return { status: "cancelled", text: "", ...progress };
             }
             if (!(e instanceof LlmError)) throw e;
-            if (e.code === "LLM_BUDGET") {
-              // The user's daily token budget is spent; no request was made. The message is for them.
-              log.info({ conversation: ctx.conversation }, "turn refused: daily token budget spent");
-              await view.say(e.message);
-              return { status: "refused", text: e.message, ...progress };
-            }
             log.error({ code: e.code, err: e.message, conversation: ctx.conversation }, "turn failed");
             const text = modelTroubleText(e);
             await view.say(text);

@@ -2,6 +2,7 @@ import type { FileIntake } from "../files/intake.js";
 import type { LlmClient } from "../llm/types.js";
 import type { MemoryPort } from "../memory-port.js";
 import type { ToolSurface } from "../tools/types.js";
+import type { TurnBudget } from "../usage/types.js";
 import type { Identity } from "./prompt.js";
 import type { AgentLimits } from "./types.js";
 
@@ -15,4 +16,6 @@ export interface AgentDeps {
   identity?: Identity;
   /** Reads messages' files (default: files are named, not fetched; images not kept). */
   files?: FileIntake;
+  /** The USD budget asked before each model call of a turn; unset = no budget (no prices). */
+  budget?: TurnBudget | undefined;
 }

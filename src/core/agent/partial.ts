@@ -14,7 +14,9 @@ export type StopReason =
   | { kind: "stall"; tool: string; repeats: number }
   /** `tool` returned errors in `attempts` of the model's attempts (`errors` errors in all). */
   | { kind: "adapt_exhausted"; tool: string; attempts: number; errors: number }
-  | { kind: "no_answer" };
+  | { kind: "no_answer" }
+  /** A USD budget is used up; `why` says whose, how much and when it resets. */
+  | { kind: "budget"; why: string };
 
 function why(r: StopReason): string {
   switch (r.kind) {
@@ -29,6 +31,8 @@ function why(r: StopReason): string {
       );
     case "no_answer":
       return "I could not produce an answer";
+    case "budget":
+      return r.why;
   }
 }
 

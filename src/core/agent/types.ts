@@ -4,9 +4,10 @@
  */
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
-import type { ConversationKey, Speaker } from "../keys.js";
+import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import type { Message } from "../llm/types.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
+import type { BudgetScope } from "../usage/types.js";
 
 /**
  * Persisted per conversation, append-only. Replaying the events after the last `compaction`
@@ -23,7 +24,19 @@ export type AgentEvent =
       reason: "hard" | "soft" | "manual";
       at: number;
     }
-  | { type: "reset"; at: number };
+  | { type: "reset"; at: number }
+  /**
+   * The requester reached 80 % (`budget_warning`, told in a Notice) or 100 % (`budget_exceeded`, the
+   * turn ended with an honest partial) of a USD budget (seed 004's cost events).
+   */
+  | {
+      type: "budget_warning" | "budget_exceeded";
+      scope: BudgetScope;
+      user: UserKey;
+      usedUsd: number;
+      limitUsd: number;
+      at: number;
+    };
 
 /** The state an agent is built from: what the events replay to. */
 export interface AgentState {
@@ -62,8 +75,7 @@ export interface TurnContext {
   onEvent?: (event: AgentEvent) => Promise<void>;
 }
 
-/** `refused`: the user's daily token budget is spent; they were told, and no model request was made. */
-export type TurnStatus = "answered" | "partial" | "cancelled" | "failed" | "refused";
+export type TurnStatus = "answered" | "partial" | "cancelled" | "failed";
 
 export interface TurnResult {
   status: TurnStatus;

@@ -45,6 +45,10 @@ function settledText(rec: ApprovalRecord): string {
   }
 }
 
+/** Told when a turn escalates to `core_execute`: what happens next, and that nothing runs unapproved. */
+export const ESCALATION_NOTICE =
+  "This needs the approval path: I'm planning the exact actions, and nothing runs until they are approved.";
+
 export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
   const { executor, broker, caps, access } = opts;
 
@@ -85,7 +89,8 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
       return fail(`core_execute refused: the access list cannot be read right now. ${NOTHING}`);
     }
 
-    await ctx.reporter.status("Planning the execution…");
+    // Rung 3 of the ladder: a deliberate, visible promise (a Notice), not passing progress.
+    await ctx.reporter.notice(ESCALATION_NOTICE);
     let plan: Plan;
     try {
       plan = await executor.plan(intent, who, ctx);

@@ -1,4 +1,4 @@
 /** The `/neo` command layer (see `types.ts` for the contract). */
 export { parseCommand, USAGE } from "./parse.js";
-export { helpText, runCommand, runConfirmed } from "./run.js";
+export { helpText, needsAdmin, runCommand, runConfirmed } from "./run.js";
 export * from "./types.js";

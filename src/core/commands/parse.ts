@@ -8,12 +8,14 @@ export const USAGE: Record<CommandName, string> = {
   memory: "/neo memory",
   forget: "/neo forget",
   reset: "/neo reset [thread link]",
+  usage: "/neo usage [user | all]",
   status: "/neo status",
   tools: "/neo tools",
   approvals: "/neo approvals [list | cancel <approval id>]",
   allow: "/neo allow <user>",
   deny: "/neo deny <user>",
   limit: "/neo limit <user> <amount> [asset]",
+  budget: "/neo budget <user> <USD per day | default>",
   compact: "/neo compact [thread link]",
   reload: "/neo reload",
 };
@@ -66,6 +68,21 @@ export function parseCommand(input: string): Command {
       const user = word.safeParse(args[0]);
       if (!user.success || args.length !== 1) return invalid(cmd, `${cmd} needs exactly one user`);
       return { name: cmd, user: user.data };
+    }
+    case "usage":
+      if (args.length > 1) return invalid(cmd, "usage takes at most one user, or `all`");
+      if (args[0] === undefined) return { name: "usage" };
+      return args[0].toLowerCase() === "all"
+        ? { name: "usage", all: true }
+        : { name: "usage", user: args[0] };
+    case "budget": {
+      if (args.length !== 2)
+        return invalid(cmd, "budget needs a user and a daily amount in USD (or `default`)");
+      if (args[1]!.toLowerCase() === "default") return { name: "budget", user: args[0]! };
+      const a = amount.safeParse(args[1]);
+      if (!a.success || Number(a.data) <= 0)
+        return invalid(cmd, "the budget must be a USD amount above 0, like 5 or 0.5");
+      return { name: "budget", user: args[0]!, usd: Number(a.data) };
     }
     case "limit": {
       if (args.length < 2 || args.length > 3) return invalid(cmd, "limit needs a user and an amount");

@@ -23,6 +23,7 @@ export function helpText(isAdmin: boolean): string {
     line("memory", "what Neo remembers about you (only you see it)"),
     line("forget", "wipe what Neo remembers about you (asks to confirm)"),
     line("reset", "start a thread over"),
+    line("usage", "your model usage and cost, today and this month (admins: a user's, or `all`)"),
   ];
   const admin = [
     line("status", "models, store, MCP servers, threads, queue, pending approvals"),
@@ -31,6 +32,7 @@ export function helpText(isAdmin: boolean): string {
     line("allow", "let a user talk to Neo again"),
     line("deny", "stop a user from using Neo"),
     line("limit", "set a user's spend cap"),
+    line("budget", "set a user's daily model budget in USD, or back to the default"),
     line("compact", "compact a thread's transcript now"),
     line("reload", "restart the MCP servers"),
   ];
@@ -53,7 +55,11 @@ function approvalLine(r: ApprovalRecord): string {
   return `• \`${r.id}\` ${r.requester.displayName}: ${r.plan.summary}${spend ? ` (${spend})` : ""}, expires in ${mins} min`;
 }
 
-const isAdminCommand = (n: string): boolean => (ADMIN_COMMANDS as readonly string[]).includes(n);
+/** Whether running `cmd` takes an admin: the admin subcommands, and `usage` of someone else or all. */
+export function needsAdmin(cmd: Command): boolean {
+  if (cmd.name === "usage") return Boolean(cmd.user || cmd.all);
+  return (ADMIN_COMMANDS as readonly string[]).includes(cmd.name);
+}
 
 export async function runCommand(
   cmd: Command,
@@ -62,7 +68,10 @@ export async function runCommand(
 ): Promise<CommandReply> {
   if (cmd.name === "unknown") return reply(`I don't know \`${cmd.given}\`.\n\n${helpText(ctx.isAdmin)}`);
   if (cmd.name === "invalid") return reply(`That didn't work: ${cmd.message}.\nUsage: \`${cmd.usage}\``);
-  if (isAdminCommand(cmd.name) && !ctx.isAdmin) {
+  if (cmd.name === "usage" && needsAdmin(cmd) && !ctx.isAdmin) {
+    return reply("Only Neo admins can see another user's usage or the totals; `/neo usage` shows yours.");
+  }
+  if (needsAdmin(cmd) && !ctx.isAdmin) {
     return reply(`\`/neo ${cmd.name}\` is for Neo admins only, and you are not one. Ask a workspace admin.`);
   }
   try {
@@ -119,7 +128,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
           (v) =>
             `    • \`${v.name}\` ${v.ok ? `up, ${v.tools} tools` : "DOWN"}${v.warning ? ` — ${v.warning}` : ""}`,
         ),
-        ...(deps.system.usage ? [await deps.system.usage()] : []),
+        await deps.usage.statusLines(),
       ];
       return reply(lines.join("\n"));
     }
@@ -154,6 +163,18 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       }
       await deps.access.deny(user, ctx.caller);
       return reply(`${cmd.user} may no longer use Neo.`);
+    }
+    case "usage": {
+      if (cmd.all) return reply(`*Usage of this deployment*\n${await deps.usage.totals()}`);
+      const user = cmd.user ? ctx.resolveUser(cmd.user) : ctx.caller;
+      if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
+      const title = cmd.user ? `*Usage of \`${user}\`*` : "*Your usage*";
+      return reply(`${title}\n${await deps.usage.report(user)}`);
+    }
+    case "budget": {
+      const user = ctx.resolveUser(cmd.user);
+      if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
+      return reply(await deps.usage.setBudget(user, cmd.usd));
     }
     case "limit": {
       const user = ctx.resolveUser(cmd.user);

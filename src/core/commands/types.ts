@@ -18,7 +18,7 @@ import type { ConversationStats } from "../conversations/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
 
 /** Subcommands everyone may run. */
-export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset"] as const;
+export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset", "usage"] as const;
 /** Subcommands only admins may run. */
 export const ADMIN_COMMANDS = [
   "status",
@@ -27,6 +27,7 @@ export const ADMIN_COMMANDS = [
   "allow",
   "deny",
   "limit",
+  "budget",
   "compact",
   "reload",
 ] as const;
@@ -40,6 +41,8 @@ export type Command =
   | { name: "memory" }
   | { name: "forget" }
   | { name: "reset"; target?: string }
+  /** Own usage; `user` (admins): someone else's; `all` (admins): the deployment's totals. */
+  | { name: "usage"; user?: string; all?: true }
   | { name: "status" }
   | { name: "tools" }
   | { name: "approvals"; action: "list" }
@@ -47,6 +50,8 @@ export type Command =
   | { name: "allow"; user: string }
   | { name: "deny"; user: string }
   | { name: "limit"; user: string; amount: string; asset?: string }
+  /** A user's daily USD budget; undefined `usd` = back to the default. */
+  | { name: "budget"; user: string; usd?: number }
   | { name: "compact"; target?: string }
   | { name: "reload" }
   /** Known subcommand, bad arguments: `message` says what was wrong, `usage` how to call it. */
@@ -106,14 +111,20 @@ export interface CommandDeps {
     /** Set `user`'s spend cap; `asset` undefined = every asset without a cap of its own. */
     setLimit(user: UserKey, amount: string, asset: string | undefined, by: UserKey): Promise<void>;
   };
+  /** Durable usage and USD budgets (`createUsageTracker`). */
+  usage: {
+    /** One user's usage today and this month, with their budget (Markdown bullets). */
+    report(user: UserKey): Promise<string>;
+    /** The deployment's totals and top users (Markdown bullets). */
+    totals(): Promise<string>;
+    /** The usage lines of `status`. */
+    statusLines(): Promise<string>;
+    /** Set or clear a user's daily USD budget; the reply text. */
+    setBudget(user: UserKey, usd: number | undefined): Promise<string>;
+  };
   system: {
     models(): { main: string; cheap: string };
     store(): { kind: string; healthy: boolean };
-    /**
-     * Optional usage lines for `status`: Markdown bullets with tokens and cost in total, per user
-     * and per conversation (`createUsageTracker(...).summary`).
-     */
-    usage?(): string | Promise<string>;
   };
 }
 

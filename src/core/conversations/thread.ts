@@ -285,5 +285,5 @@ async function runTurn(
   live.logLength = await journal.appendLog(t.key, tail, live.logLength);
   t.delivered = null;
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
-  if (status === "cancelled" || status === "failed" || status === "refused") t.live = null;
+  if (status === "cancelled" || status === "failed") t.live = null;
 }

@@ -15,8 +15,7 @@
  * cancellation goes to the main model with the SDK's normal retries: at most 1 + (1 + retries)
  * requests per cheap call.
  *
- * Budget: with a `gate`, every `purpose: turn` call made for a user asks it first; a refusal throws
- * `BudgetExceededError` and no request is made. Metrics (latency, tokens by model/user/conversation)
+ * Metrics (latency, tokens by model/user/conversation)
  * are recorded here, next to the ledger, so every model call is counted once.
  */
 import { randomUUID } from "node:crypto";
@@ -27,10 +26,10 @@ import { estimateTokens } from "../budget/estimate.js";
 import { log } from "../log.js";
 import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
 import { endpointOf } from "./endpoint.js";
-import { BudgetExceededError, LlmError, toLlmError } from "./errors.js";
+import { LlmError, toLlmError } from "./errors.js";
 import { countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
-import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall, TurnGate } from "./types.js";
+import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall } from "./types.js";
 import type { UsageLedger } from "./usage-ledger.js";
 import { requestMessages } from "./wire.js";
 
@@ -103,18 +102,8 @@ function toCompletion(res: ChatCompletion, model: string, req: CompletionRequest
   };
 }
 
-export interface LlmClientOptions {
-  /** Per-user daily budget, asked before each `turn` call (`createUsageTracker(...).gate`). */
-  gate?: TurnGate | undefined;
-}
-
 /** Build the client. `ledger` records every successful call's usage and cost. */
-export function createLlmClient(
-  cfg: LlmSettings,
-  ledger: UsageLedger,
-  opts: LlmClientOptions = {},
-): LlmClient {
-  const { gate } = opts;
+export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClient {
   const endpoint = endpointOf(cfg.OPENAI_BASE_URL);
   const sdk = new OpenAI({
     // The SDK insists on a key; local servers (Ollama, vLLM) accept any, so a placeholder is honest.
@@ -206,10 +195,6 @@ export function createLlmClient(
 
   return {
     async complete(req) {
-      if (gate && req.tags.purpose === "turn" && req.tags.user) {
-        const refusal = await gate.admit(req.tags.user);
-        if (refusal) throw new BudgetExceededError(refusal);
-      }
       if (req.role === "main" || !cheapModel) return call(cfg.NEO_MAIN_MODEL, req, cfg.NEO_LLM_MAX_RETRIES);
       try {
         return await call(cheapModel, req, 0);

@@ -11,7 +11,6 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from "openai";
-import type { BudgetRefusal } from "./types.js";
 
 export type LlmErrorCode =
   | "LLM_ABORTED"
@@ -25,9 +24,7 @@ export type LlmErrorCode =
   | "LLM_SERVER"
   | "LLM_BAD_RESPONSE"
   /** The answer's stream broke off mid-answer, again on every retry. */
-  | "LLM_STREAM_BROKEN"
-  /** No request was made: the user's daily token budget is spent (the message says so, for them). */
-  | "LLM_BUDGET";
+  | "LLM_STREAM_BROKEN";
 
 export class LlmError extends Error {
   constructor(
@@ -39,14 +36,6 @@ export class LlmError extends Error {
   ) {
     super(message, options);
     this.name = "LlmError";
-  }
-}
-
-/** The turn's user is at or over their daily token budget; `message` is written for that user. */
-export class BudgetExceededError extends LlmError {
-  constructor(readonly refusal: BudgetRefusal) {
-    super("LLM_BUDGET", refusal.message);
-    this.name = "BudgetExceededError";
   }
 }
 

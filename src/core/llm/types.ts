@@ -112,28 +112,6 @@ export interface Completion {
   model: string;
 }
 
-/** Why a user may not start another model call today (their daily token budget is spent). */
-export interface BudgetRefusal {
-  user: UserKey;
-  /** Tokens the user has spent this UTC day (all instances). */
-  used: number;
-  /** The configured daily limit (`NEO_USER_DAILY_TOKENS`). */
-  limit: number;
-  /** Epoch ms of the next UTC midnight, when the count starts over. */
-  resetsAt: number;
-  /** What the user is told, in full. */
-  message: string;
-}
-
-/**
- * Consulted by the client before every `purpose: turn` call made for a user. A refusal stops the
- * call before any request leaves the process; other purposes (compaction, write-back, plan) are
- * never gated, so work for turns that already ran still finishes.
- */
-export interface TurnGate {
-  admit(user: UserKey): Promise<BudgetRefusal | undefined>;
-}
-
 /** Two-model client. Throws `LlmError` when the endpoint fails after the SDK's own retries. */
 export interface LlmClient {
   complete(req: CompletionRequest): Promise<Completion>;

@@ -1,6 +1,7 @@
 /**
  * The usage ledger: tokens and cost of every model call, totalled per conversation, per user and
- * per model, in memory. Read by `/neo status` and `/metrics`; reset only by a restart.
+ * per model, in memory, for `/metrics`. Its listeners carry each call to the durable usage counts
+ * (`core/usage`), which `/neo usage` and the USD budgets read.
  */
 import type { ConversationKey, UserKey } from "../keys.js";
 import type { TokenUsage, UsageTags } from "./types.js";
@@ -54,13 +55,6 @@ function add(map: Map<string, UsageTotals>, key: string, e: UsageEntry): void {
   map.set(key, t);
 }
 
-/** Parse `"input,output"` (USD per 1M tokens) as configured in NEO_MAIN_PRICE / NEO_CHEAP_PRICE. */
-export function parsePrice(spec: string | undefined): ModelPrice | undefined {
-  if (!spec) return undefined;
-  const [input, output] = spec.split(",").map(Number) as [number, number];
-  return { input, output };
-}
-
 export function createUsageLedger(prices: ReadonlyMap<string, ModelPrice> = new Map()): UsageLedger {
   const totals = new Map<string, UsageTotals>();
   const conversations = new Map<string, UsageTotals>();
@@ -94,17 +88,9 @@ export function createUsageLedger(prices: ReadonlyMap<string, ModelPrice> = new 
   };
 }
 
-/** Prices by model name from NEO_MAIN_PRICE / NEO_CHEAP_PRICE (the cheap model inherits main's). */
+/** Prices by model name, as configured in `NEO_MODEL_PRICES`. */
 export function pricesFromConfig(cfg: {
-  NEO_MAIN_MODEL: string;
-  NEO_CHEAP_MODEL?: string | undefined;
-  NEO_MAIN_PRICE?: string | undefined;
-  NEO_CHEAP_PRICE?: string | undefined;
+  NEO_MODEL_PRICES?: Readonly<Record<string, ModelPrice>> | undefined;
 }): Map<string, ModelPrice> {
-  const prices = new Map<string, ModelPrice>();
-  const main = parsePrice(cfg.NEO_MAIN_PRICE);
-  const cheap = parsePrice(cfg.NEO_CHEAP_PRICE) ?? main;
-  if (main) prices.set(cfg.NEO_MAIN_MODEL, main);
-  if (cheap && cfg.NEO_CHEAP_MODEL) prices.set(cfg.NEO_CHEAP_MODEL, cheap);
-  return prices;
+  return new Map(Object.entries(cfg.NEO_MODEL_PRICES ?? {}));
 }

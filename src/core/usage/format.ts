@@ -1,5 +1,5 @@
-/** Text for people: the budget refusal and the `/neo status` usage lines. */
-import type { UsageTotals } from "../llm/usage-ledger.js";
+/** Text for people: budget notices and stops, `/neo usage` and the `/neo status` usage lines. */
+import type { BudgetScope, PeriodTotals } from "./types.js";
 
 export const tokens = (n: number): string => Math.round(n).toLocaleString("en-US");
 
@@ -20,19 +20,30 @@ export function duration(ms: number): string {
   return h > 0 ? `${h} h${m ? ` ${m} min` : ""}` : `${m} min`;
 }
 
-/** What a user over budget is told: how much they used, the limit, when it resets. */
-export function budgetMessage(used: number, limit: number, resetsInMs: number): string {
-  return (
-    `You've reached your daily limit: ${tokens(used)} of ${tokens(limit)} tokens used today. ` +
-    `It resets at 00:00 UTC (in ${duration(resetsInMs)}); I can't answer you until then.`
-  );
+// The epsilon keeps 0.00085 / 0.001 (84.999… in floating point) at 85 %.
+export const pctOf = (used: number, limit: number) => `${Math.floor((used * 100) / limit + 1e-9)} %`;
+
+/**
+ * The 80 % notice, or why the turn stopped at 100 % (no final period: the honest partial adds it).
+ */
+export function budgetText(
+  kind: "warning" | "exceeded",
+  b: { scope: BudgetScope; usedUsd: number; limitUsd: number; resetsAt: number },
+  at: number,
+): string {
+  const whose = b.scope === "user" ? "your daily budget" : "this deployment's daily budget";
+  const resets = `it resets at 00:00 UTC (in ${duration(b.resetsAt - at)})`;
+  if (kind === "warning") {
+    const who = b.scope === "user" ? "you have used" : "this deployment has used";
+    const of = b.scope === "user" ? "your" : "its";
+    return (
+      `Heads-up: ${who} ${usd(b.usedUsd)} of ${of} daily budget of ${usd(b.limitUsd)} (${pctOf(b.usedUsd, b.limitUsd)}). ` +
+      `At 100 % I stop and tell you where I got to; ${resets}.`
+    );
+  }
+  return `I stopped because ${whose} of ${usd(b.limitUsd)} is used up (${usd(b.usedUsd)} spent today); ${resets}`;
 }
 
-/** `1,234 tokens ($0.0042)`; the cost only when prices are configured. */
-export function totalsText(
-  t: Pick<UsageTotals, "promptTokens" | "completionTokens" | "costUsd">,
-  priced: boolean,
-): string {
-  const sum = `${tokens(t.promptTokens + t.completionTokens)} tokens`;
-  return priced ? `${sum} (${usd(t.costUsd)})` : sum;
-}
+/** `$0.0042 · 1,234 tokens · 3 calls`. */
+export const totalsText = (t: PeriodTotals, priced: boolean): string =>
+  [...(priced ? [usd(t.usd)] : []), `${tokens(t.tokens)} tokens`, count(t.calls, "model call")].join(" · ");

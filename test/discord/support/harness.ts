@@ -25,6 +25,7 @@ import {
 } from "../../fakes/discord/fake-discord.js";
 import { type ConversationDeps, createConversationDeps } from "../../fixtures/conversation-deps.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";
+import { NO_USAGE, usageCommands } from "../../support/usage-commands.js";
 
 export interface Rig {
   fake: FakeDiscord;
@@ -51,6 +52,10 @@ export interface RigOptions {
   adminIds?: (fake: FakeDiscord) => string[];
   /** NEO_ANSWER_BOTS, built from the fake's (fresh) user ids. */
   answerBots?: (fake: FakeDiscord) => string[];
+  /** Model config over the defaults (e.g. `NEO_MODEL_PRICES`). */
+  env?: Record<string, string>;
+  /** `NEO_BUDGET_USD_DAILY`: each user's daily USD budget (counted in the store). */
+  budgetUsd?: number;
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
@@ -59,7 +64,12 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const ep = await startScriptedOpenAI([]);
   let deps: ConversationDeps | undefined;
   const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
-  deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
+  deps = await createConversationDeps({
+    endpointUrl: ep.url,
+    gateDir: dir,
+    ...(opts.env ? { env: opts.env } : {}),
+    usage: { store, userDailyUsd: opts.budgetUsd },
+  });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });
   const broker = createApprovalBroker({
@@ -77,7 +87,14 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     limits: LIMITS,
   });
   const forgotten: string[] = [];
-  const commands = testCommandDeps(store, conversations, broker, access, forgotten);
+  const commands = testCommandDeps(
+    store,
+    conversations,
+    broker,
+    access,
+    forgotten,
+    usageCommands(deps.usage!),
+  );
   const makeAdapter = () =>
     createDiscordAdapter({
       config: {
@@ -142,6 +159,7 @@ export function testCommandDeps(
   broker: ApprovalBroker,
   access: CommandDeps["access"],
   forgotten: string[] = [],
+  usage: CommandDeps["usage"] = NO_USAGE,
 ): CommandDeps {
   return {
     conversations,
@@ -160,6 +178,7 @@ export function testCommandDeps(
     approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
     access,
     caps: { setLimit: async () => {} },
+    usage,
     system: {
       models: () => ({ main: "gpt-test", cheap: "gpt-test" }),
       store: () => ({ kind: store.kind, healthy: store.healthy() }),

@@ -39,6 +39,7 @@ import {
   type ScriptedTurn,
   startScriptedOpenAI,
 } from "../../support/scripted-openai.js";
+import { usageCommands } from "../../support/usage-commands.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";
 export const TEAM = "T0001";
@@ -58,10 +59,12 @@ export interface HarnessOptions {
   customRoutes?: CustomRoute[];
   /** Socket Mode instead of HTTP (events then arrive through `fake.socketSend`). */
   socketMode?: boolean;
-  /** Config overrides for the model client (e.g. `NEO_MAIN_PRICE`). */
+  /** Config overrides for the model client (e.g. `NEO_MODEL_PRICES`). */
   env?: Record<string, string>;
-  /** `NEO_USER_DAILY_TOKENS`: the usage tracker's per-user daily budget (counted in the store). */
-  dailyTokens?: number;
+  /** `NEO_BUDGET_USD_DAILY`: each user's daily USD budget (counted in the store). */
+  budgetUsd?: number;
+  /** The file store's directory; a second harness on the same one is a restart. */
+  dataDir?: string;
   /**
    * Builds the tool surface from the harness's parts (e.g. real MCP servers and the embedded
    * executor) instead of `tools` and `executor`; it is closed with the harness.
@@ -148,7 +151,10 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       : {}),
   });
   const ep = await startScriptedOpenAI(o.turns ?? []);
-  const store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-slack-")), prefix: "neo:" });
+  const store = await createStore({
+    dataDir: o.dataDir ?? mkdtempSync(join(tmpdir(), "neo-slack-")),
+    prefix: "neo:",
+  });
   const tools = testTools(o.tools ?? {});
   const isAdmin = createAdminCheck(o.adminIds ?? []);
   const access = createAccessPolicy({ store, isAdmin });
@@ -190,7 +196,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     tools: surface,
     ...(o.limits ? { limits: o.limits } : {}),
     ...(o.env ? { env: o.env } : {}),
-    usage: { store, dailyTokens: o.dailyTokens },
+    usage: { store, userDailyUsd: o.budgetUsd },
   });
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
@@ -223,10 +229,10 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
         await store.set(`test:cap:${user}`, { amount, asset });
       },
     },
+    usage: usageCommands(agentDeps.usage!),
     system: {
       models: () => ({ main: "main-model", cheap: "main-model" }),
       store: () => ({ kind: store.kind, healthy: store.healthy() }),
-      usage: () => agentDeps.usage!.summary(),
     },
   };
   adapter = createSlackAdapter({

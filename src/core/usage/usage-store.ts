@@ -1,0 +1,84 @@
+/**
+ * Durable usage counts in the Store, so they survive a restart and every instance on one Redis adds
+ * to one total: per user and for the whole deployment, per UTC day and per UTC month, three atomic
+ * counters each (`usage:<metric>:<period>:<scope>`, metric `nusd` (nano-USD, integers add exactly),
+ * `tok` or `calls`; scope a user key or `*` for the deployment). Counters have no TTL, so once a day
+ * days older than 35 and months older than 13 are deleted.
+ */
+import type { Store } from "../../store/types.js";
+import type { UserKey } from "../keys.js";
+import { daysBefore, monthsBefore, utcDay, utcMonth } from "./periods.js";
+import type { PeriodTotals } from "./types.js";
+
+export const USAGE_PREFIX = "usage:";
+/** The deployment's scope in the keys (no user key is `*`). */
+export const DEPLOYMENT = "*";
+const NANO = 1e9;
+const METRICS = ["nusd", "tok", "calls"] as const;
+
+export type Period = { kind: "day" | "month"; at: number };
+const periodId = (p: Period): string => (p.kind === "day" ? utcDay(p.at) : utcMonth(p.at));
+const key = (metric: (typeof METRICS)[number], period: string, scope: string) =>
+  `${USAGE_PREFIX}${metric}:${period}:${scope}`;
+
+export interface UsageCall {
+  user?: UserKey | undefined;
+  tokens: number;
+  costUsd: number;
+  at: number;
+}
+
+export interface UsageStore {
+  /** Count one model call for its user (if any) and the deployment, today and this month. */
+  add(call: UsageCall): Promise<void>;
+  /** One scope's totals (a user key, or `DEPLOYMENT`). */
+  totals(scope: string, period: Period): Promise<PeriodTotals>;
+  /** Every user with usage in the period, highest spend (then tokens) first. */
+  users(period: Period): Promise<Array<{ user: UserKey } & PeriodTotals>>;
+}
+
+export function createUsageStore(store: Store): UsageStore {
+  let prunedFor = "";
+
+  const prune = async (at: number) => {
+    const today = utcDay(at);
+    if (prunedFor === today) return;
+    prunedFor = today;
+    const oldestDay = daysBefore(at, 35);
+    const oldestMonth = monthsBefore(at, 13);
+    for (const k of await store.keys(USAGE_PREFIX)) {
+      const period = k.split(":")[2] ?? "";
+      const old = period.length === 10 ? period < oldestDay : period < oldestMonth;
+      if (old) await store.delete(k);
+    }
+  };
+
+  const totals = async (scope: string, period: Period): Promise<PeriodTotals> => {
+    const id = periodId(period);
+    const [nusd, tok, calls] = await Promise.all(METRICS.map((m) => store.get<number>(key(m, id, scope))));
+    return { usd: (nusd ?? 0) / NANO, tokens: tok ?? 0, calls: calls ?? 0 };
+  };
+
+  return {
+    async add(call) {
+      const values = { nusd: Math.round(call.costUsd * NANO), tok: call.tokens, calls: 1 };
+      const scopes = call.user ? [call.user, DEPLOYMENT] : [DEPLOYMENT];
+      const periods = [utcDay(call.at), utcMonth(call.at)];
+      const writes: Array<Promise<number>> = [];
+      for (const scope of scopes)
+        for (const p of periods)
+          for (const m of METRICS) if (values[m] > 0) writes.push(store.incr(key(m, p, scope), values[m]));
+      await Promise.all(writes);
+      await prune(call.at);
+    },
+    totals,
+    async users(period) {
+      const prefix = `${USAGE_PREFIX}calls:${periodId(period)}:`;
+      const scopes = (await store.keys(prefix))
+        .map((k) => k.slice(prefix.length))
+        .filter((s) => s !== DEPLOYMENT);
+      const rows = await Promise.all(scopes.map(async (user) => ({ user, ...(await totals(user, period)) })));
+      return rows.sort((a, b) => b.usd - a.usd || b.tokens - a.tokens);
+    },
+  };
+}
