@@ -418,7 +418,7 @@ function isLoopback(host: string): boolean {
 
 /**
  * `.env` in the working directory (or `NEO_ENV_FILE`; `off` = none) fills the variables the
- * environment does not already set. (`process.loadEnvFile` is why Node 20.12 is the minimum.)
+ * environment does not already set. (`process.loadEnvFile` needs Node 20.12; pdfjs-dist, which reads PDFs, needs 20.19.)
  */
 export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): void {
   const path = env.NEO_ENV_FILE ?? ".env";

@@ -16,6 +16,7 @@ const real: DeployFiles = {
   compose: read("docker-compose.yml"),
   envExample: read(".env.example"),
   packageJson: read("package.json"),
+  packageLock: read("package-lock.json"),
   dockerignore: read(".dockerignore"),
   root,
 };
@@ -66,8 +67,25 @@ describe("Dockerfile, docker-compose.yml, .env.example and the config schema", (
   it("catches an engines range below what the code needs", () => {
     const pkg = JSON.parse(real.packageJson) as { engines: { node: string } };
     pkg.engines.node = ">=20.10";
-    expect(checkDeployFiles({ ...real, packageJson: JSON.stringify(pkg) })).toEqual([
+    // Without dependencies asking for more, the code's own need (process.loadEnvFile) decides.
+    const noDeps = JSON.stringify({ packages: { "": {} } });
+    expect(checkDeployFiles({ ...real, packageJson: JSON.stringify(pkg), packageLock: noDeps })).toEqual([
       'package.json: engines.node ">=20.10" allows a Node older than 20.12 (process.loadEnvFile)',
+    ]);
+  });
+
+  it("catches an engines range below what a production dependency needs", () => {
+    const pkg = JSON.parse(real.packageJson) as { engines: { node: string } };
+    pkg.engines.node = ">=20.12";
+    const lock = JSON.stringify({
+      packages: {
+        "": {},
+        "node_modules/needs-new-node": { engines: { node: ">=20.19.0 || >=22.13.0 || >=24" } },
+        "node_modules/dev-only": { dev: true, engines: { node: ">=22" } },
+      },
+    });
+    expect(checkDeployFiles({ ...real, packageJson: JSON.stringify(pkg), packageLock: lock })).toEqual([
+      'package.json: engines.node ">=20.12" allows a Node older than 20.19 (needs-new-node)',
     ]);
   });
 });

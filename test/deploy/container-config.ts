@@ -14,6 +14,8 @@ export interface DeployFiles {
   compose: string;
   envExample: string;
   packageJson: string;
+  /** package-lock.json: the Node versions the installed production dependencies declare. */
+  packageLock: string;
   dockerignore: string;
   /** Repository root, to check that built files have their sources. */
   root: string;
@@ -107,14 +109,38 @@ function composeEnvironment(s: ComposeService): Record<string, string> {
   return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
 }
 
-/** The lowest version a `>=x.y[.z]` range allows, as [major, minor]. */
-function engineMinimum(range: string): [number, number] | undefined {
-  const m = /^>=\s*(\d+)(?:\.(\d+))?/.exec(range.trim());
-  return m ? [Number(m[1]), Number(m[2] ?? 0)] : undefined;
-}
-
 /** Node.js 20.12 added `process.loadEnvFile`, which `src/config.ts` uses. */
 const NODE_MINIMUM: [number, number] = [20, 12];
+
+const atLeast = (a: [number, number], b: [number, number]) => a[0] > b[0] || (a[0] === b[0] && a[1] >= b[1]);
+
+/**
+ * The lowest Node an `engines.node` range allows: the smallest minimum of its alternatives
+ * (">=20.19.0 || >=22.13.0" and "^20.19 || >=22.13" allow 20.19).
+ */
+function engineMinimum(range: string): [number, number] | undefined {
+  // Each alternative's lowest version: ">=20.19.0", "^20.19", "20" (any 20.x).
+  const mins = range
+    .split("||")
+    .map((alt) => /^\s*(?:>=|\^|~)?\s*(\d+)(?:\.(\d+))?/.exec(alt))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m): [number, number] => [Number(m[1]), Number(m[2] ?? 0)]);
+  return mins.sort((a, b) => a[0] - b[0] || a[1] - b[1])[0];
+}
+
+/** What the code and its production dependencies need: the highest of their minimums, and who. */
+function nodeNeeded(lock: string): { min: [number, number]; why: string } {
+  let need = { min: NODE_MINIMUM, why: "process.loadEnvFile" };
+  const pkgs = (
+    JSON.parse(lock) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> }
+  ).packages;
+  for (const [path, p] of Object.entries(pkgs)) {
+    if (!path || p.dev || typeof p.engines?.node !== "string") continue;
+    const min = engineMinimum(p.engines.node);
+    if (min && !atLeast(need.min, min)) need = { min, why: path.replace(/^.*node_modules\//, "") };
+  }
+  return need;
+}
 
 export function checkDeployFiles(f: DeployFiles): string[] {
   const problems: string[] = [];
@@ -262,9 +288,10 @@ export function checkDeployFiles(f: DeployFiles): string[] {
 
   // Node: engines says what the code needs, and the image's Node satisfies it.
   const min = engineMinimum(pkg.engines?.node ?? "");
-  if (!min || min[0] < NODE_MINIMUM[0] || (min[0] === NODE_MINIMUM[0] && min[1] < NODE_MINIMUM[1])) {
+  const needed = nodeNeeded(f.packageLock);
+  if (!min || !atLeast(min, needed.min)) {
     say(
-      `package.json: engines.node "${pkg.engines?.node}" allows a Node older than ${NODE_MINIMUM.join(".")} (process.loadEnvFile)`,
+      `package.json: engines.node "${pkg.engines?.node}" allows a Node older than ${needed.min.join(".")} (${needed.why})`,
     );
   }
   const imageMajor = Number(/^node:(\d+)/.exec(img.from)?.[1]);
