@@ -17,6 +17,7 @@ import { createApprovalChannel } from "./approval-channel.js";
 import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
 import { createEditCoalescer } from "./coalesce.js";
+import { discordFileSource } from "./files.js";
 import { createInboundRetry } from "./inbound-retry.js";
 import { createInteractionHandler } from "./interactions.js";
 import { postChannelOf } from "./keys.js";
@@ -110,6 +111,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         typing: o.typing,
       }),
       approvals: createApprovalChannel(client.rest, channelId),
+      files: discordFileSource(o.config.DISCORD_API_URL),
       async acknowledgeQueued(message) {
         // The opening mention sits in the parent channel (the thread carries its id); others in the thread.
         const where = message.id === channelId ? parseConversationKey(conversation).channel : channelId;

@@ -19,6 +19,8 @@ export interface MessageFacts {
   /** For threads: Neo already holds a conversation here (it opened it, or was mentioned in it). */
   knownThread: boolean;
   content: string;
+  /** The message carries attachments (read as files, so a message of files alone is not empty). */
+  hasFiles: boolean;
 }
 
 export type Route =
@@ -34,7 +36,7 @@ export function classify(f: MessageFacts): Route {
   if (f.authorIsBot && !f.authorIsAllowedBot) return { action: "ignore", reason: "author is a bot" };
   if (f.system) return { action: "ignore", reason: "system or webhook message" };
   if (f.kind === "dm") {
-    return f.content.trim() ? { action: "dm" } : { action: "ignore", reason: "empty DM (attachments only)" };
+    return f.content.trim() || f.hasFiles ? { action: "dm" } : { action: "ignore", reason: "empty DM" };
   }
   if (f.kind === "other") return { action: "ignore", reason: "channel type Neo does not answer in" };
   if (f.kind === "text") {
@@ -43,7 +45,7 @@ export function classify(f: MessageFacts): Route {
       : { action: "ignore", reason: "no mention of Neo in a channel" };
   }
   if (f.knownThread) {
-    if (!f.content.trim() && !f.mentionsNeo) {
+    if (!f.content.trim() && !f.mentionsNeo && !f.hasFiles) {
       return {
         action: "ignore",
         reason: "empty content in Neo's thread: the Message Content intent is probably not enabled",

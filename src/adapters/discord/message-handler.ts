@@ -12,6 +12,7 @@ import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
 import type { Backfill } from "./backfill.js";
 import { gatherContext, speakerName } from "./context.js";
+import { discordFilesOf } from "./files.js";
 import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
 import { discordUser, dmConversation, postChannelOf, threadConversation } from "./keys.js";
 import type { MessageReporter } from "./message-reporter.js";
@@ -84,6 +85,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       mentionsNeo,
       knownThread,
       content: message.content,
+      hasFiles: message.attachments.size > 0,
     });
     if (route.action === "ignore") {
       if (route.emptyContent && message.attachments.size === 0) d.onEmptyContent();
@@ -117,11 +119,13 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
         context = await gatherContext(message, true);
       }
     }
+    const files = discordFilesOf(message.attachments.values(), message.channelId);
     const inbound: InboundMessage = {
       id: message.id,
       conversation,
       speaker,
-      text: text || "(no text)",
+      text: text || (files.length ? "" : "(no text)"),
+      ...(files.length ? { files } : {}),
       shared: route.action !== "dm",
       ...(context.length ? { context } : {}),
       receivedAt: message.createdTimestamp,

@@ -22,6 +22,7 @@ import { registerApprovalActions } from "./approval-listener.js";
 import { APPROVE_ACTION, createSlackApprovalChannel, REJECT_ACTION } from "./approvals.js";
 import { boltLogger } from "./bolt-logger.js";
 import { CONFIRM_ACTION, registerCommands } from "./command-listener.js";
+import { slackFileSource } from "./files.js";
 import { registerInbound } from "./inbound-listener.js";
 import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES } from "./installations.js";
 import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
@@ -229,6 +230,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         status: createThreadStatus(out, channel, threadTs ?? ""),
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
+      files: slackFileSource(() => workspaces.token(workspace), config.SLACK_API_URL),
       acknowledgeQueued: async (message) => {
         const ts = message.id.split("/")[2];
         if (ts) await out.react(channel, ts, "eyes");

@@ -144,6 +144,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       conversation: d.conversation,
       speaker: { userKey: speakerKey, displayName: who.displayName },
       text: d.text,
+      ...(d.files.length ? { files: d.files } : {}),
       shared: d.shared,
       ...(context_ ? { context: context_ } : {}),
       receivedAt: Date.now(),

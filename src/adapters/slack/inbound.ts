@@ -3,7 +3,9 @@
  * ignore it (and says why), and derives the conversation key, message identity and clean text.
  */
 import { z } from "zod";
+import type { InboundFile } from "../../core/files/types.js";
 import { conversationKey } from "../../core/keys.js";
+import { slackFileSchema, slackFilesOf } from "./files.js";
 
 export const slackMessageEventSchema = z.object({
   type: z.enum(["app_mention", "message"]),
@@ -16,6 +18,7 @@ export const slackMessageEventSchema = z.object({
   bot_id: z.string().optional(),
   channel_type: z.string().optional(),
   edited: z.unknown().optional(),
+  files: z.array(slackFileSchema).optional(),
 });
 export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
 
@@ -41,6 +44,8 @@ export type InboundDecision =
       ts: string;
       user: string;
       text: string;
+      /** Files shared with the message (read when it enters the transcript). */
+      files: InboundFile[];
       shared: boolean;
     };
 
@@ -100,7 +105,8 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     return { kind: "ignore", reason: "channel message without a mention (app_mention carries those)" };
   }
   const text = slackToPlain(e.text ?? "", me.botUserId);
-  if (!text) return { kind: "ignore", reason: "empty message" };
+  const files = slackFilesOf(e.files ?? [], me.teamId);
+  if (!text && files.length === 0) return { kind: "ignore", reason: "empty message" };
   // A mention answers in its thread (or starts one on the message); a DM uses its thread if any.
   const threadTs = isDm ? e.thread_ts : (e.thread_ts ?? e.ts);
   return {
@@ -118,6 +124,7 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     ts: e.ts,
     user: author,
     text,
+    files,
     shared: !isDm,
   };
 }

@@ -27,6 +27,7 @@ export const SLACK_BOT_SCOPES = [
   "channels:history",
   "groups:history",
   "commands",
+  "files:read",
 ] as const;
 
 const keyOf = (id: string) => `slack:installation:${id}`;

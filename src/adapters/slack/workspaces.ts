@@ -19,6 +19,8 @@ export interface WorkspaceBot {
 export interface SlackWorkspaces {
   /** Who Neo is in workspace `teamId`; undefined when Neo is not installed there. */
   identity(teamId: string): Promise<SlackIdentity | undefined>;
+  /** The bot token of `teamId` (for its file downloads). */
+  token(teamId: string): Promise<string>;
   /** Web API calls in `teamId`, with its token (looked up when a call leaves the queue). */
   out(teamId: string): SlackOutbound;
   /** Display names and admin flags of `teamId`'s users. */
@@ -55,6 +57,12 @@ export function createSlackWorkspaces(o: {
     return bot;
   };
 
+  const tokenOf = async (teamId: string): Promise<string> => {
+    const bot = await botOf(teamId);
+    if (!bot) throw new SlackNotInstalledError(`Neo is not installed in Slack workspace ${teamId}`);
+    return bot.token;
+  };
+
   const calls = (teamId: string) => {
     let hit = outs.get(teamId);
     if (!hit) {
@@ -62,11 +70,7 @@ export function createSlackWorkspaces(o: {
         rules: o.rules,
         gate,
         team: teamId,
-        token: async () => {
-          const bot = await botOf(teamId);
-          if (!bot) throw new SlackNotInstalledError(`Neo is not installed in Slack workspace ${teamId}`);
-          return bot.token;
-        },
+        token: () => tokenOf(teamId),
       });
       hit = { out, users: createSlackUsers(out) };
       outs.set(teamId, hit);
@@ -76,6 +80,7 @@ export function createSlackWorkspaces(o: {
 
   return {
     identity: async (teamId) => (await botOf(teamId))?.identity,
+    token: tokenOf,
     out: (teamId) => calls(teamId).out,
     users: (teamId) => calls(teamId).users,
     forget: (teamId) => {

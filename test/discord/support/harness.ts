@@ -15,6 +15,7 @@ import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/app
 import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
+import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
 import { LIMITS } from "../../conversations/harness.js";
@@ -56,6 +57,8 @@ export interface RigOptions {
   env?: Record<string, string>;
   /** `NEO_BUDGET_USD_DAILY`: each user's daily USD budget (counted in the store). */
   budgetUsd?: number;
+  /** File intake limits over the defaults (e.g. `vision: true`). */
+  files?: Partial<FileLimits>;
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
@@ -69,6 +72,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     gateDir: dir,
     ...(opts.env ? { env: opts.env } : {}),
     usage: { store, userDailyUsd: opts.budgetUsd },
+    files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...opts.files } }),
   });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });

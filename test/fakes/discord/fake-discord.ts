@@ -95,6 +95,8 @@ export class FakeDiscord {
       calls: this.calls,
       rateLimits: [],
       onCall: (call) => this.events.emit("call", call),
+      cdn: new Map(),
+      cdnRequests: [],
     };
     this.rest = createRestServer(this.state);
   }
@@ -193,6 +195,39 @@ export class FakeDiscord {
       };
       this.events.on("call", on);
     });
+  }
+
+  /** Every request the CDN saw (path, Authorization, whether it served the file). */
+  get cdnRequests(): RestState["cdnRequests"] {
+    return this.state.cdnRequests;
+  }
+
+  /**
+   * Host a file on the fake CDN and return the message attachment for it, in the shape of Discord's
+   * Attachment object (discord.com/developers/docs/resources/message#attachment-object): id,
+   * filename, content_type, size, url and proxy_url signed with `ex` (hex expiry), `is` and `hm`.
+   * `channelId` is the channel the URL names; `expired` dates the expiry an hour back.
+   */
+  attachment(
+    channelId: string,
+    f: { name: string; type: string; body: Buffer; size?: number; expired?: boolean },
+  ): Record<string, unknown> {
+    const id = snowflake();
+    const path = `/attachments/${channelId}/${id}/${f.name}`;
+    const now = Math.floor(Date.now() / 1000);
+    const ex = f.expired ? now - 3600 : now + 86_400;
+    const hm = `sig${id}`;
+    this.state.cdn.set(path, { body: f.body, type: f.type, hm, ex });
+    const origin = new URL(this.apiBase).origin;
+    const url = `${origin}${path}?ex=${ex.toString(16)}&is=${(now - 60).toString(16)}&hm=${hm}&`;
+    return {
+      id,
+      filename: f.name,
+      size: f.size ?? f.body.length,
+      url,
+      proxy_url: url,
+      content_type: f.type,
+    };
   }
 
   /** Post a guild or DM message as a person (MESSAGE_CREATE), stored so history fetches see it. */

@@ -51,6 +51,18 @@ export interface RestState {
   calls: RecordedCall[];
   rateLimits: RateLimitRule[];
   onCall: (call: RecordedCall) => void;
+  /** Attachments the CDN serves, by path (`/attachments/<channel>/<id>/<name>`). */
+  cdn: Map<string, CdnFile>;
+  /** Every CDN request, with the Authorization it carried (signed URLs need none). */
+  cdnRequests: Array<{ path: string; authorization?: string; served: boolean }>;
+}
+
+/** A file on the CDN: served only with its signature (`hm`) and before its expiry (`ex`, hex seconds). */
+export interface CdnFile {
+  body: Buffer;
+  type: string;
+  hm: string;
+  ex: number;
 }
 
 export function createRestServer(state: RestState): { server: Server; listen(): Promise<string> } {
@@ -217,6 +229,24 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const url = new URL(req.url ?? "/", "http://fake");
+    if (url.pathname.startsWith("/attachments/")) {
+      // The CDN: a signed URL past its expiry, or with a wrong signature, is "no longer available".
+      const f = state.cdn.get(decodeURIComponent(url.pathname));
+      const ok =
+        !!f &&
+        url.searchParams.get("hm") === f.hm &&
+        Number.parseInt(url.searchParams.get("ex") ?? "0", 16) === f.ex &&
+        f.ex * 1000 > Date.now();
+      state.cdnRequests.push({
+        path: url.pathname,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        served: ok,
+      });
+      if (!ok || !f)
+        res.writeHead(404, { "content-type": "text/plain" }).end("This content is no longer available.");
+      else res.writeHead(200, { "content-type": f.type, "content-length": f.body.length }).end(f.body);
+      return;
+    }
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, "");
     const method = req.method ?? "GET";
     const body: unknown = raw && (req.headers["content-type"] ?? "").includes("json") ? JSON.parse(raw) : raw;

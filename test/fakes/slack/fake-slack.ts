@@ -59,12 +59,26 @@ export interface FakeInstall {
 
 export interface FakeSlackOptions {
   teamId?: string;
+  /** The single-workspace bot token `url_private` downloads must carry (default `xoxb-test-token`). */
+  botToken?: string;
   botUserId?: string;
   botId?: string;
   users?: FakeUser[];
   tiers?: Record<string, FakeTier>;
   /** OAuth: the app's credentials `oauth.v2.access` checks, and the workspaces that install it. */
   oauth?: { clientId: string; clientSecret: string; installs: FakeInstall[] };
+}
+
+/** A file someone shared, served at its `url_private` to the workspace's bot token only. */
+export interface FakeFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  body: Buffer;
+  /** The workspace the file belongs to (default the fake's team). */
+  team?: string;
+  /** Overrides the size the file object reports (a file that lies about its size). */
+  size?: number;
 }
 
 export interface ResponseUrlPost {
@@ -85,6 +99,13 @@ export interface FakeSlack {
   /** Calls the fake refused because they exceeded its tier. */
   violations(): FakeCall[];
   responses: ResponseUrlPost[];
+  /**
+   * Host a file; returns its file object as a `file_share` event carries it (@slack/types `File`:
+   * id, name, mimetype, filetype, size, mode, url_private, url_private_download).
+   */
+  addFile(f: FakeFile): Record<string, unknown>;
+  /** Every request for a hosted file (`/files-pri/…`), with the Authorization it carried. */
+  fileRequests: Array<{ path: string; authorization?: string; served: boolean }>;
   /** Messages currently visible in a channel (posted, updated, not deleted), oldest first. */
   messages(channel: string, threadTs?: string): FakeMessage[];
   /** Add a message written by someone else (for conversations.replies). */
@@ -138,6 +159,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const tiers = options.tiers ?? {};
   const calls: FakeCall[] = [];
   const responses: ResponseUrlPost[] = [];
+  const hosted = new Map<string, FakeFile>();
+  const fileRequests: FakeSlack["fileRequests"] = [];
   const store = new Map<string, FakeMessage[]>();
   const injected = new Map<string, { times: number; retryAfter: number }>();
   const waiters = new Set<() => void>();
@@ -304,6 +327,31 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     void (async () => {
       const body = await readBody(req);
       const url = req.url ?? "/";
+      if (url.startsWith("/files-pri/")) {
+        // The bot token of the file's workspace, or Slack's sign-in page (HTTP 200, HTML), as Slack
+        // answers a url_private request without a token that may read it.
+        const f = hosted.get(decodeURIComponent(url.split("?")[0]!));
+        const team = f?.team ?? teamId;
+        const allowed = [
+          options.botToken ?? "xoxb-test-token",
+          ...installs.filter((i) => i.teamId === team).map((i) => i.token),
+        ];
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+        const ok = !!f && !!bearer && allowed.includes(bearer) && !revoked.has(bearer);
+        fileRequests.push({
+          path: url,
+          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+          served: ok,
+        });
+        if (!f) res.writeHead(404).end();
+        else if (!ok)
+          res
+            .writeHead(200, { "content-type": "text/html" })
+            .end("<html><body>Sign in to Slack</body></html>");
+        else res.writeHead(200, { "content-type": f.mimetype, "content-length": f.body.length }).end(f.body);
+        notify();
+        return;
+      }
       if (url.startsWith("/response/")) {
         responses.push({ id: url.slice("/response/".length), body: JSON.parse(body || "{}") });
         res.writeHead(200, { "content-type": "text/plain" });
@@ -374,6 +422,27 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     botId,
     calls,
     responses,
+    fileRequests,
+    addFile: (f) => {
+      const team = f.team ?? teamId;
+      const path = `/files-pri/${team}-${f.id}/${f.name}`;
+      hosted.set(path, f);
+      const url = `${baseUrl}${path}`;
+      return {
+        id: f.id,
+        created: Math.floor(Date.now() / 1000),
+        name: f.name,
+        title: f.name,
+        mimetype: f.mimetype,
+        filetype: f.name.split(".").pop() ?? "",
+        user: "UANN",
+        mode: "hosted",
+        is_external: false,
+        size: f.size ?? f.body.length,
+        url_private: url,
+        url_private_download: `${url}?download=1`,
+      };
+    },
     callsTo: (method) => calls.filter((c) => c.method === method && c.status === 200),
     violations: () => calls.filter((c) => (c as FakeCall & { violation?: boolean }).violation === true),
     messages: (channel, threadTs) =>

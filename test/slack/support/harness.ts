@@ -21,6 +21,7 @@ import type { Executor } from "../../../src/core/approvals/executor.js";
 import type { CommandDeps } from "../../../src/core/commands/types.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
+import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
 import type { ToolSurface } from "../../../src/core/tools/types.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
@@ -79,6 +80,8 @@ export interface HarnessOptions {
   oauthInstalls?: FakeInstall[];
   /** `NEO_ANSWER_BOTS`: bot ids answered like people. */
   answerBots?: string[];
+  /** File intake limits over the defaults (e.g. `vision: true`). */
+  files?: Partial<FileLimits>;
 }
 
 /** The app's OAuth credentials in OAuth-mode harnesses. */
@@ -198,10 +201,11 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     ...(o.env ? { env: o.env } : {}),
     usage: { store, userDailyUsd: o.budgetUsd },
   });
+  const files = createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...o.files } });
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
     store,
-    newAgent: (state) => createAgent(agentDeps, state),
+    newAgent: (state) => createAgent({ ...agentDeps, files }, state),
     io: (key) => adapter!.io(key),
     instanceId: "slack-test",
     limits: {
