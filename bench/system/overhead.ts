@@ -42,7 +42,7 @@ export interface OverheadResult {
 }
 
 const WARMUP = 20;
-const SEQUENTIAL = 60;
+const SEQUENTIAL = Number(process.env.BENCH_OVERHEAD_N ?? 60);
 
 async function mention(stack: Stack, d: SlackDelivery, token: string): Promise<void> {
   const ts = slackTs();

@@ -63,12 +63,13 @@ function createCommandCounter(): (chunk: Buffer) => number {
   };
 }
 
-/** The first word of each command in a chunk, roughly (for reading a dump, not for counting). */
+/** Each command of a chunk with its first argument, roughly (for reading a dump, not for counting). */
 function commandNames(d: Buffer): string {
   const words = d.toString("latin1").split("\r\n");
   const names: string[] = [];
   for (let i = 0; i < words.length; i++)
-    if (words[i]!.startsWith("*") && words[i + 2] !== undefined) names.push(words[i + 2]!.toUpperCase());
+    if (/^\*\d+$/.test(words[i]!) && words[i + 2] !== undefined)
+      names.push(`${words[i + 2]!.toUpperCase()}(${(words[i + 4] ?? "").slice(0, 60)})`);
   return names.join(" ");
 }
 
