@@ -265,6 +265,71 @@ const serverEnv = z.object({
   NEO_APPROVAL_POLL_MS: int(10)
     .default(500)
     .describe("How often a waiting `core_execute` reads the store for a click taken on another instance."),
+  NEO_MAX_PENDING_APPROVALS: int(1)
+    .default(3)
+    .describe(
+      "Open (pending) approvals one user may have at once; a further `core_execute` is refused to the model with the reason. One model step posts at most one approval prompt.",
+    ),
+  NEO_CAP_UNIT: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,20}$/, "an asset symbol such as USDC")
+    .default("USDC")
+    .transform((s) => s.toUpperCase())
+    .describe("The unit of a spend cap set without an asset (`/neo limit <user> <amount>`)."),
+  NEO_ASSET_RATES: csv
+    .default([])
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^[A-Za-z0-9._-]{1,20}\/[A-Za-z0-9._-]{1,20}=\d+(\.\d+)?$/,
+            "expected FROM/TO=rate, e.g. ETH/USDC=3000",
+          ),
+      ),
+    )
+    .transform((pairs) =>
+      Object.fromEntries(
+        pairs.map((p) => {
+          const [pair, rate] = p.split("=") as [string, string];
+          return [pair.toUpperCase(), rate];
+        }),
+      ),
+    )
+    .describe(
+      "Conversion table for spend caps, comma-separated `FROM/TO=rate` (one FROM is worth rate TO), e.g. `ETH/USDC=3000,USDT/USDC=1`. An action in an asset with no rate to a cap's unit has an unknown value and is over that cap.",
+    ),
+  NEO_SPEND_RULES: z
+    .string()
+    .default("{}")
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "not valid JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string().min(1),
+        z
+          .object({
+            amount: z.string().min(1),
+            asset: z.string().min(1).optional(),
+            fixedAsset: z.string().min(1).optional(),
+            recipient: z.string().min(1).optional(),
+          })
+          .strict()
+          .refine(
+            (r) => (r.asset === undefined) !== (r.fixedAsset === undefined),
+            "give exactly one of asset, fixedAsset",
+          ),
+      ),
+    )
+    .describe(
+      'Which argument of an Escalate tool is the amount, the asset (or a fixed asset) and the recipient, as JSON by advertised tool name, e.g. `{"wallet__swap":{"amount":"amount","asset":"from"}}`. Tools not listed are read by argument name (amount/value/quantity, asset/token/currency/symbol, recipient/to/address).',
+    ),
   NEO_BUDGET_USD_DAILY: usd
     .optional()
     .describe(

@@ -1,5 +1,4 @@
 /** Adapts the process's services to the shape the `/neo` commands act on. */
-import { ANY_ASSET } from "../core/approvals/caps.js";
 import type { CommandDeps } from "../core/commands/types.js";
 import type { Conversations } from "../core/conversations/types.js";
 import { redact } from "../core/log.js";
@@ -43,7 +42,7 @@ export function commandDeps(
     approvals: { pending: () => s.broker.listPending(), cancel: (id, by) => s.broker.cancel(id, by) },
     access: s.access,
     caps: {
-      setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? ANY_ASSET, amount, by),
+      setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? cfg.NEO_CAP_UNIT, amount, by),
     },
     usage: {
       report: (u) => s.usage.report(u),

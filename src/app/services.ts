@@ -72,13 +72,14 @@ export async function createServices(cfg: Config): Promise<Services> {
   });
   const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
   const access = createAccessPolicy({ store, isAdmin });
-  const caps = createSpendCaps({ store });
+  const caps = createSpendCaps({ store, rates: cfg.NEO_ASSET_RATES });
   const broker = createApprovalBroker({
     store,
     audit: createAuditLog(store),
     ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
     pollMs: cfg.NEO_APPROVAL_POLL_MS,
     isAdmin: (u) => isAdmin(u),
+    caps,
   });
 
   // The embedded executor plans over the surface's Escalate tools, and the surface advertises
@@ -104,8 +105,9 @@ export async function createServices(cfg: Config): Promise<Services> {
         pollMs: cfg.NEO_EXECUTOR_POLL_MS,
         planTimeoutMs: cfg.NEO_EXECUTOR_PLAN_TIMEOUT_MS,
         executeTimeoutMs: cfg.NEO_EXECUTOR_EXECUTE_TIMEOUT_MS,
+        spendRules: cfg.NEO_SPEND_RULES,
       })
-    : createEmbeddedExecutor({ llm, tools, store });
+    : createEmbeddedExecutor({ llm, tools, store, spendRules: cfg.NEO_SPEND_RULES });
   coreExecute = createCoreExecute({ executor, broker, caps, access });
 
   return {

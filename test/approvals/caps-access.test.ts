@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAdminCheck } from "../../src/core/access/admin.js";
 import { createAccessPolicy } from "../../src/core/access/policy.js";
-import { ANY_ASSET, createSpendCaps, DAY_MS } from "../../src/core/approvals/caps.js";
+import { createSpendCaps, DAY_MS } from "../../src/core/approvals/caps.js";
 import { BACKENDS, type Backend } from "../memory/support/stores.js";
 import { alice, bob, transferPlan } from "./support/plans.js";
 
@@ -13,7 +13,7 @@ for (const backend of BACKENDS) {
       await be?.cleanup();
     });
 
-    it("a plan over the cap is refused with the reason; spend counts over a rolling 24 h", async () => {
+    it("a plan over the cap is refused with the reason; reserved and spent count over a rolling 24 h", async () => {
       be = backend.factory("caps");
       const store = await be.open();
       const clock = { t: 1_000_000 };
@@ -23,18 +23,25 @@ for (const backend of BACKENDS) {
       await caps.setCap(alice.userKey, "usdc", "10", bob.userKey);
       expect(await caps.caps(alice.userKey)).toEqual({ USDC: "10" });
       expect(await caps.check(alice.userKey, transferPlan("10"))).toEqual({ ok: true });
-      await caps.record(alice.userKey, transferPlan("6.5"));
+      expect(await caps.reserve(alice.userKey, "apv_1", transferPlan("6.5"))).toEqual({ ok: true });
       expect(await caps.spent(alice.userKey)).toEqual({ USDC: "6.5" });
       const over = await caps.check(alice.userKey, transferPlan("3.6"));
       expect(over).toEqual({
         ok: false,
         asset: "USDC",
         reason:
-          "over the spend cap: 3.6 USDC plus 6.5 USDC spent in the last 24 h would be 10.1 USDC, above the cap of 10 USDC",
+          "over the spend cap: 3.6 USDC plus 6.5 USDC spent or reserved in the last 24 h would be 10.1 USDC, above the cap of 10 USDC",
       });
       expect(await caps.check(alice.userKey, transferPlan("3.5"))).toEqual({ ok: true });
-      // Other assets and other users are not affected.
-      expect(await caps.check(alice.userKey, transferPlan("100", "ETH"))).toEqual({ ok: true });
+      // A failed execution releases its reservation; a successful one keeps what ran as spend.
+      await caps.settle(alice.userKey, "apv_1", null);
+      expect(await caps.spent(alice.userKey)).toEqual({});
+      await caps.reserve(alice.userKey, "apv_2", transferPlan("6.5"));
+      await caps.settle(alice.userKey, "apv_2", transferPlan("6.5"));
+      expect(await caps.spent(alice.userKey)).toEqual({ USDC: "6.5" });
+      // Another asset with no rate to USDC has an unknown value: over the cap (fail closed).
+      const eth = await caps.check(alice.userKey, transferPlan("0.001", "ETH"));
+      expect(eth.ok === false && eth.reason).toContain("the value of 0.001 ETH in USDC is unknown");
       expect(await caps.check(bob.userKey, transferPlan("100"))).toEqual({ ok: true });
 
       clock.t += DAY_MS;
@@ -45,19 +52,36 @@ for (const backend of BACKENDS) {
       expect(await caps.caps(alice.userKey)).toEqual({});
     });
 
-    it("a cap set without an asset caps every asset that has no cap of its own", async () => {
-      be = backend.factory("caps-any");
+    it("every action is valued in the cap's unit by the declared rates; unknown value is over any cap", async () => {
+      be = backend.factory("caps-rates");
+      const store = await be.open();
+      const caps = createSpendCaps({ store, rates: { "ETH/USDC": "3000", "USDT/USDC": "1" } });
+      await caps.setCap(alice.userKey, "USDC", "10", bob.userKey);
+      expect(await caps.check(alice.userKey, transferPlan("0.003", "ETH"))).toEqual({ ok: true });
+      expect((await caps.check(alice.userKey, transferPlan("0.004", "ETH"))).ok).toBe(false);
+      expect(await caps.check(alice.userKey, transferPlan("10", "USDT"))).toEqual({ ok: true });
+      // A swap whose asset could not be read ("500 UNSPECIFIED") and an action with no amount.
+      const unspecified = await caps.check(alice.userKey, transferPlan("500", "UNSPECIFIED"));
+      expect(unspecified.ok === false && unspecified.reason).toContain("500 UNSPECIFIED in USDC is unknown");
+      const noAmount = {
+        ...transferPlan("1"),
+        actions: [{ tool: "wallet__approve", arguments: {}, spend: null }],
+      };
+      expect((await caps.check(alice.userKey, noAmount)).ok).toBe(false);
+      // Without a cap nothing is limited, known value or not.
+      expect(await caps.check(bob.userKey, noAmount)).toEqual({ ok: true });
+    });
+
+    it("concurrent reservations never pass the cap together", async () => {
+      be = backend.factory("caps-race");
       const store = await be.open();
       const caps = createSpendCaps({ store });
-      await caps.setCap(alice.userKey, ANY_ASSET, "50", bob.userKey);
-      await caps.setCap(alice.userKey, "ETH", "0.5", bob.userKey);
-      expect((await caps.check(alice.userKey, transferPlan("51"))).ok).toBe(false);
-      expect((await caps.check(alice.userKey, transferPlan("51", "DAI"))).ok).toBe(false);
-      expect((await caps.check(alice.userKey, transferPlan("50", "DAI"))).ok).toBe(true);
-      // An asset's own cap wins over the catch-all, in both directions.
-      expect((await caps.check(alice.userKey, transferPlan("0.6", "ETH"))).ok).toBe(false);
-      expect((await caps.check(alice.userKey, transferPlan("0.5", "ETH"))).ok).toBe(true);
-      expect((await caps.check(bob.userKey, transferPlan("51"))).ok).toBe(true);
+      await caps.setCap(alice.userKey, "USDC", "10", bob.userKey);
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => caps.reserve(alice.userKey, `apv_${i}`, transferPlan("4"))),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(2);
+      expect(await caps.spent(alice.userKey)).toEqual({ USDC: "8" });
     });
 
     it("caps survive a restart", async () => {

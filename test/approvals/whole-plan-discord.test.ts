@@ -9,7 +9,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { discordUser, threadConversation } from "../../src/adapters/discord/keys.js";
-import { createSpendCaps } from "../../src/core/approvals/caps.js";
 import { createCoreExecute } from "../../src/core/approvals/core-execute.js";
 import { createEmbeddedExecutor } from "../../src/core/approvals/embedded-executor.js";
 import { parseManifest } from "../../src/core/tools/manifest.js";
@@ -54,7 +53,7 @@ async function setup() {
   const coreExecute = createCoreExecute({
     executor,
     broker: r.broker,
-    caps: createSpendCaps({ store: r.store }),
+    caps: r.caps,
     access: r.access,
   });
   const conversation = threadConversation(r.fake.guildId, r.fake.channel.id, r.fake.channel.id);

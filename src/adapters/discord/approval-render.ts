@@ -62,6 +62,7 @@ const TITLE: Record<ApprovalStatus, string> = {
   cancelled: "Cancelled — nothing was done",
 };
 
+/** Only for names and notes Neo writes itself, never for the plan. */
 const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const ts = (ms: number, style: "R" | "f"): string => `<t:${Math.floor(ms / 1000)}:${style}>`;
 /** Inline code that a backtick inside the value cannot end early. */
@@ -140,6 +141,8 @@ function frameFields(rec: ApprovalRecord): Field[] {
       inline: true,
     });
   } else fields.push({ name: "Closed", value: ts(rec.decidedAt ?? rec.expiresAt, "f"), inline: true });
+  // A closing note is one short sentence (cap, access, interruption); the reserve holds it.
+  if (rec.note) fields.push({ name: "Note", value: cut(rec.note, 300) });
   fields.push({ name: "Plan hash", value: code(rec.planHash) });
   if (rec.outcome) {
     const txs = rec.outcome.txIds.map(code);

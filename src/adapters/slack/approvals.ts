@@ -55,7 +55,7 @@ function statusLine(r: ApprovalRecord): string {
     case "expired":
       return `:hourglass: Expired ${slackDate(r.expiresAt)}. Nothing was run.`;
     case "cancelled":
-      return `:no_entry_sign: Cancelled${r.decidedBy ? ` by ${by}` : ""}. Nothing was run.`;
+      return `:no_entry_sign: Closed${r.decidedBy ? ` by ${by}` : ""}${r.note ? `: ${escapeMrkdwn(r.note)}` : ""}. Nothing was run.`;
   }
 }
 

@@ -12,6 +12,7 @@ import type { Store } from "../../store/types.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";
+import type { SpendCaps } from "./caps.js";
 import { ApprovalStoreError } from "./errors.js";
 import { recordApprovalDecision, recordApprovalRequested } from "./observe.js";
 import { hashPlan } from "./plan-hash.js";
@@ -41,6 +42,8 @@ export interface ApprovalBrokerOptions {
   pollMs?: number;
   /** Who may cancel approvals. */
   isAdmin?: (userKey: UserKey) => boolean;
+  /** Spend caps: Approve reserves the plan's amounts atomically, or closes the approval over the cap. */
+  caps?: Pick<SpendCaps, "reserve" | "settle">;
   now?: () => number;
 }
 
@@ -112,19 +115,33 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     });
   }
 
-  /** Consume the token and write the final status; undefined when someone else settled it first. */
+  /**
+   * Consume the token and write the final status; undefined when someone else settled it first.
+   * `gate` runs once the token is ours (so only for the one winner): a reason it returns closes the
+   * approval as cancelled with that note instead (Approve over the cap).
+   */
   async function settle(
     rec: ApprovalRecord,
-    status: Exclude<ApprovalStatus, "pending">,
+    wanted: Exclude<ApprovalStatus, "pending">,
     actor: UserKey | null,
     detail?: string,
+    gate?: () => Promise<string | undefined>,
   ): Promise<ApprovalRecord | undefined> {
     const token = await store.take<string>(tokenKey(rec.id));
     if (token === undefined) return undefined;
-    const next: ApprovalRecord = { ...rec, status, decidedAt: now(), ...(actor ? { decidedBy: actor } : {}) };
+    const refused = gate ? await gate() : undefined;
+    const status = refused === undefined ? wanted : "cancelled";
+    const note = refused ?? detail;
+    const next: ApprovalRecord = {
+      ...rec,
+      status,
+      decidedAt: now(),
+      ...(actor ? { decidedBy: actor } : {}),
+      ...(note === undefined ? {} : { note }),
+    };
     // Audit before the status write: if the store fails in between, the record stays pending with
     // its token gone, so it can only expire; nothing runs unaudited.
-    await record(status, next, actor, detail);
+    await record(refused === undefined ? status : "refused_cap", next, actor, note);
     await store.set(recKey(rec.id), next, RECORD_TTL_MS);
     recordApprovalDecision({
       conversation: rec.conversation,
@@ -149,6 +166,16 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     return { ok: false, reason, message: refusal(reason, rec) };
   }
 
+  /** The cap reservation Approve makes, as a settle gate: a refusal reason, or none when reserved. */
+  function reserve(rec: ApprovalRecord): (() => Promise<string | undefined>) | undefined {
+    const caps = opts.caps;
+    if (!caps) return undefined;
+    return async () => {
+      const r = await caps.reserve(rec.requester.userKey, rec.id, rec.plan);
+      return r.ok ? undefined : r.reason;
+    };
+  }
+
   async function decideAs(
     approvalId: string,
     clicker: UserKey,
@@ -169,11 +196,19 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         await settle(rec, "expired", null, "expired before the click");
         return refuse(rec, clicker, "expired");
       }
-      const next = await settle(rec, status, clicker);
+      const next = await settle(
+        rec,
+        status,
+        clicker,
+        undefined,
+        status === "approved" ? reserve(rec) : undefined,
+      );
       if (!next) {
         assertHealthy("deciding");
         return refuse(rec, clicker, "already_decided");
       }
+      if (next.status !== status)
+        return { ok: false, reason: "over_cap", message: refusal("over_cap", next) };
       return { ok: true, record: next };
     } catch (err) {
       log.error({ err, approvalId }, "approval decision failed: store unavailable");

@@ -39,7 +39,9 @@ function settledText(rec: ApprovalRecord): string {
     case "expired":
       return `The approval expired without a decision. ${NOTHING}`;
     case "cancelled":
-      return `The approval was cancelled before a decision. ${NOTHING}`;
+      return rec.note
+        ? `The approval was closed without running: ${rec.note}. ${NOTHING}`
+        : `The approval was cancelled before a decision. ${NOTHING}`;
     default:
       return `The approval ended as ${rec.status}. ${NOTHING}`;
   }
@@ -147,30 +149,34 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
       return { content: settledText(settled), isError: false };
     }
 
-    // Caps again at the last moment: another plan may have executed while this one waited.
-    const recheck = await caps
-      .check(who.userKey, plan)
-      .catch(() => ({ ok: false as const, reason: "caps unreadable" }));
-    if (!recheck.ok) {
-      await discard();
-      return fail(`Approved, but refused at execution: ${recheck.reason}. ${NOTHING}`);
-    }
+    // Approve reserved the plan's amounts under the cap; what does not run is released below.
+    const release = () =>
+      caps
+        .settle(who.userKey, record.id, null)
+        .catch((err: unknown) => log.error({ err }, "could not release a cap reservation"));
+    const notRun = async (why: string): Promise<ToolResult> => {
+      const nothing: Outcome = { status: "failure", results: [], notRun: plan.actions, txIds: [] };
+      await release();
+      await broker
+        .complete(record.id, nothing)
+        .catch((e: unknown) => log.error({ err: e }, "could not record outcome"));
+      return fail(`Approved, but ${why}. ${NOTHING}`);
+    };
+    // Access again at the last moment: an admin may have denied the requester since the click.
+    const stillAllowed = await access.isAllowed(who.userKey).catch(() => false);
+    if (!stillAllowed)
+      return notRun(`${who.displayName} may no longer use Neo (or the access list is unreadable)`);
     await ctx.reporter.status(`Executing: ${plan.summary}`);
     let outcome: Outcome;
     try {
       outcome = await executor.execute(plan, ctx);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      const nothing: Outcome = { status: "failure", results: [], notRun: plan.actions, txIds: [] };
-      await broker
-        .complete(record.id, nothing)
-        .catch((e: unknown) => log.error({ err: e }, "could not record outcome"));
-      return fail(`Approved, but execution could not start: ${why}`);
+      return notRun(`execution could not start: ${err instanceof Error ? err.message : String(err)}`);
     }
     // Count what actually ran: actions are run in order, so the successes are a prefix.
     const ran = outcome.results.filter((r) => !r.isError).length;
     await caps
-      .record(who.userKey, { ...plan, actions: plan.actions.slice(0, ran) })
+      .settle(who.userKey, record.id, ran > 0 ? { ...plan, actions: plan.actions.slice(0, ran) } : null)
       .catch((err: unknown) => log.error({ err }, "could not count spend"));
     await broker
       .complete(record.id, outcome)

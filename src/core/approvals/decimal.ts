@@ -62,3 +62,10 @@ export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
 export function sumDecimal(values: readonly string[]): string {
   return values.reduce((acc, v) => addDecimal(acc, v), "0");
 }
+
+/** a × b, exactly. */
+export function mulDecimal(a: string, b: string): string {
+  const sa = scaleOf(a);
+  const sb = scaleOf(b);
+  return fromScaled(scaled(a, sa) * scaled(b, sb), sa + sb);
+}

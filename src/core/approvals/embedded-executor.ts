@@ -15,13 +15,15 @@ import { validateJsonSchema } from "./json-schema.js";
 import { hashPlan } from "./plan-hash.js";
 import { createPlanStore, newPlanId } from "./plan-store.js";
 import { runActions } from "./run-actions.js";
-import { describeSpend, extractSpend } from "./spend.js";
+import { describeSpend, extractSpend, type SpendRules } from "./spend.js";
 import type { Outcome, Plan, PlannedAction } from "./types.js";
 
 export interface EmbeddedExecutorOptions {
   llm: LlmClient;
   tools: EscalateTools;
   store: Store;
+  /** Declared spend rules per tool (`NEO_SPEND_RULES`). */
+  spendRules?: SpendRules;
   /** Planning attempts; an off-schema plan is shown its errors and tried again. Default 2. */
   maxAttempts?: number;
 }
@@ -36,7 +38,7 @@ const PLANNER_SYSTEM = [
 
 type Checked = { ok: true; actions: PlannedAction[] } | { ok: false; errors: Map<string, string> };
 
-function checkCalls(calls: ToolCall[], schemas: Map<string, ToolSchema>): Checked {
+function checkCalls(calls: ToolCall[], schemas: Map<string, ToolSchema>, rules: SpendRules): Checked {
   const errors = new Map<string, string>();
   const actions: PlannedAction[] = [];
   for (const call of calls) {
@@ -64,7 +66,7 @@ function checkCalls(calls: ToolCall[], schemas: Map<string, ToolSchema>): Checke
     }
     try {
       const record = args as Record<string, unknown>;
-      actions.push({ tool: name, arguments: record, spend: extractSpend(record) });
+      actions.push({ tool: name, arguments: record, spend: extractSpend(record, rules[name]) });
     } catch (err) {
       if (!(err instanceof DecimalError)) throw err;
       errors.set(call.id, `${name}: ${err.message}`);
@@ -102,7 +104,7 @@ export function createEmbeddedExecutor(opts: EmbeddedExecutorOptions): Executor 
         const why = completion.content?.trim() || "the planner proposed no action";
         throw new PlanError(`no plan: ${why}`);
       }
-      const checked = checkCalls(completion.toolCalls, schemas);
+      const checked = checkCalls(completion.toolCalls, schemas, opts.spendRules ?? {});
       if (checked.ok) {
         const planned: Plan = {
           id: newPlanId(),

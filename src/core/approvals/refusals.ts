@@ -15,5 +15,7 @@ export function refusal(reason: DecisionRefusal, rec: ApprovalRecord | undefined
       return "Approvals are unavailable right now (the store cannot be reached); nothing was approved or executed.";
     case "not_admin":
       return "Only an admin can cancel approvals.";
+    case "over_cap":
+      return `Not approved: ${rec?.note ?? "the plan is over the spend cap"}. Nothing was executed.`;
   }
 }

@@ -14,13 +14,15 @@ import { PlanMismatchError, RemoteExecutorError } from "./errors.js";
 import type { Executor } from "./executor.js";
 import { canonicalJson } from "./plan-hash.js";
 import { accepted, type IntentState, intentState } from "./remote-contract.js";
-import { extractSpend } from "./spend.js";
+import { extractSpend, type SpendRules } from "./spend.js";
 import { extractTxIds } from "./tx-ids.js";
 import type { Outcome, Plan, PlannedAction } from "./types.js";
 
 export interface RemoteExecutorOptions {
   /** Base URL of the pipeline (`NEO_EXECUTOR_URL`). */
   url: string;
+  /** Declared spend rules per tool (`NEO_SPEND_RULES`), for actions the pipeline gives no spend. */
+  spendRules?: SpendRules;
   /** Per HTTP request. Default 10 s. */
   timeoutMs?: number;
   /** Retries of one request after a transient failure. Default 2. */
@@ -157,7 +159,7 @@ export function createRemoteExecutor(opts: RemoteExecutorOptions): Executor {
       tool: a.tool,
       arguments: a.arguments,
       // Trust the pipeline's declared spend; when it declares none, read it from the arguments.
-      spend: a.spend ?? extractSpend(a.arguments),
+      spend: a.spend ?? extractSpend(a.arguments, opts.spendRules?.[a.tool]),
     }));
   }
 

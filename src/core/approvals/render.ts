@@ -46,6 +46,6 @@ export function renderStatus(rec: ApprovalRecord): string {
     case "expired":
       return "Expired without a decision; nothing was executed.";
     case "cancelled":
-      return `Cancelled${rec.decidedBy ? ` by ${rec.decidedBy}` : ""}; nothing was executed.`;
+      return `Closed${rec.decidedBy ? ` by ${rec.decidedBy}` : ""}${rec.note ? `: ${rec.note}` : ""}; nothing was executed.`;
   }
 }

@@ -32,10 +32,38 @@ export function normaliseAsset(asset: string): string {
 }
 
 /**
- * The spend of one call, or null when its arguments name no amount. Throws `DecimalError` when an
- * amount is present but is not a non-negative decimal (the plan is refused, not guessed at).
+ * A tool's declared spend rule (`NEO_SPEND_RULES`): which argument is the amount, which the asset
+ * (or the one asset the tool always spends) and which the recipient.
  */
-export function extractSpend(args: Record<string, unknown>): Spend | null {
+export interface SpendRule {
+  amount: string;
+  asset?: string;
+  fixedAsset?: string;
+  recipient?: string;
+}
+
+/** Declared rules by advertised tool name; tools without one are read by argument names. */
+export type SpendRules = Record<string, SpendRule>;
+
+function byRule(args: Record<string, unknown>, rule: SpendRule): Spend | null {
+  const amount = args[rule.amount];
+  if (amount === undefined || amount === null || amount === "") return null;
+  const asset = rule.fixedAsset ?? (rule.asset === undefined ? undefined : args[rule.asset]);
+  const recipient = rule.recipient === undefined ? undefined : args[rule.recipient];
+  return {
+    amount: toDecimal(amount),
+    asset: typeof asset === "string" && asset.trim() ? normaliseAsset(asset) : UNSPECIFIED_ASSET,
+    recipient: typeof recipient === "string" ? recipient : null,
+  };
+}
+
+/**
+ * The spend of one call of `tool`, by its declared rule or else by argument names; null when no
+ * amount is named. Throws `DecimalError` when an amount is present but is not a non-negative
+ * decimal (the plan is refused, not guessed at).
+ */
+export function extractSpend(args: Record<string, unknown>, rule?: SpendRule): Spend | null {
+  if (rule) return byRule(args, rule);
   const amount = pick(args, AMOUNT_KEYS);
   if (amount === undefined) return null;
   const asset = pick(args, ASSET_KEYS);

@@ -60,8 +60,11 @@ export interface ApprovalRecord {
   planHash: string;
   createdAt: number;
   expiresAt: number;
+  /** Who caused the last state change (clicker, admin, person who reset the thread); none for the clock. */
   decidedBy?: UserKey;
   decidedAt?: number;
+  /** Why it closed when that is not plain (over the cap at Approve, access withdrawn, interrupted). */
+  note?: string;
   outcome?: Outcome;
   /** Platform reference of the message showing the buttons (set by `ApprovalChannel.present`). */
   messageRef?: string;
@@ -75,7 +78,9 @@ export type DecisionRefusal =
   | "unknown"
   | "store_unavailable"
   /** `cancel` called by someone who is not an admin. */
-  | "not_admin";
+  | "not_admin"
+  /** Approve clicked, but the plan no longer fits the requester's spend cap: closed, nothing runs. */
+  | "over_cap";
 
 export type DecideResult =
   | { ok: true; record: ApprovalRecord }

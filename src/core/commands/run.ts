@@ -182,7 +182,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       await deps.caps.setLimit(user, cmd.amount, cmd.asset, ctx.caller);
       const what = cmd.asset
         ? `${cmd.amount} ${cmd.asset}`
-        : `${cmd.amount} of any asset without its own cap`;
+        : `${cmd.amount} in the default cap unit (NEO_CAP_UNIT), every asset valued in it`;
       return reply(`${cmd.user}'s spend cap is now ${what}, per 24 hours.`);
     }
     case "unknown":

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSpendCaps, type SpendCaps } from "../../../src/core/approvals/caps.js";
+import type { SpendCaps } from "../../../src/core/approvals/caps.js";
 import { type CoreExecute, createCoreExecute } from "../../../src/core/approvals/core-execute.js";
 import { createEmbeddedExecutor } from "../../../src/core/approvals/embedded-executor.js";
 import { parseManifest } from "../../../src/core/tools/manifest.js";
@@ -46,7 +46,7 @@ export async function startSlackWallet(
     ...opts,
     // One dispatch per call (no transport retries), so each execution is counted exactly once.
     limits: { maxRetriesPerTool: 0, ...opts.limits },
-    surface: async ({ ep, store, broker, access }) => {
+    surface: async ({ ep, store, broker, access, caps: harnessCaps }) => {
       let coreExecute: CoreExecute | undefined;
       const surface = await createToolSurface({
         manifest: parseManifest({
@@ -57,7 +57,7 @@ export async function startSlackWallet(
         coreExecute: (intent, ctx) => coreExecute!(intent, ctx),
       });
       const executor = createEmbeddedExecutor({ llm: createLlmForTest(ep).llm, tools: surface, store });
-      caps = createSpendCaps({ store });
+      caps = harnessCaps;
       coreExecute = createCoreExecute({ executor, broker, caps, access });
       return surface;
     },

@@ -12,6 +12,7 @@ import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
+import { createSpendCaps, type SpendCaps } from "../../../src/core/approvals/caps.js";
 import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
@@ -35,6 +36,8 @@ export interface Rig {
   conversations: ConversationsService;
   broker: ApprovalBroker;
   access: AccessPolicy;
+  /** The spend caps the broker reserves on Approve. */
+  caps: SpendCaps;
   adapter: DiscordAdapter;
   dir: string;
   /** User keys whose memory `/neo forget` wiped. */
@@ -76,11 +79,13 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });
+  const caps = createSpendCaps({ store });
   const broker = createApprovalBroker({
     store,
     audit: createAuditLog(store),
     ttlMs: opts.approvalTtlMs ?? 60_000,
     pollMs: 20,
+    caps,
   });
   let adapter: DiscordAdapter | undefined;
   const conversations = createConversations({
@@ -134,6 +139,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     conversations,
     broker,
     access,
+    caps,
     adapter,
     dir,
     forgotten,

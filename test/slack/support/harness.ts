@@ -15,7 +15,7 @@ import { createAgent } from "../../../src/core/agent/agent.js";
 import type { AgentLimits } from "../../../src/core/agent/types.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
-import { createSpendCaps } from "../../../src/core/approvals/caps.js";
+import { createSpendCaps, type SpendCaps } from "../../../src/core/approvals/caps.js";
 import { createCoreExecute } from "../../../src/core/approvals/core-execute.js";
 import type { Executor } from "../../../src/core/approvals/executor.js";
 import type { CommandDeps } from "../../../src/core/commands/types.js";
@@ -96,6 +96,8 @@ export interface SurfaceParts {
   store: Store;
   broker: ApprovalBroker;
   access: AccessPolicy;
+  /** The spend caps the broker reserves on Approve. */
+  caps: SpendCaps;
 }
 
 export interface Harness {
@@ -161,17 +163,19 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const tools = testTools(o.tools ?? {});
   const isAdmin = createAdminCheck(o.adminIds ?? []);
   const access = createAccessPolicy({ store, isAdmin });
+  const caps = createSpendCaps({ store });
   const broker = createApprovalBroker({
     store,
     audit: createAuditLog(store),
     ttlMs: o.approvalTtlMs ?? 60_000,
     pollMs: 50,
     isAdmin: (u) => isAdmin(u),
+    caps,
   });
   const coreExecute = o.executor
-    ? createCoreExecute({ executor: o.executor, broker, caps: createSpendCaps({ store }), access })
+    ? createCoreExecute({ executor: o.executor, broker, caps, access })
     : undefined;
-  const custom = o.surface ? await o.surface({ ep, store, broker, access }) : undefined;
+  const custom = o.surface ? await o.surface({ ep, store, broker, access, caps }) : undefined;
   const surface: ToolSurface = custom
     ? custom
     : coreExecute
