@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseThreadLink, slackUserId } from "../../src/adapters/slack/command-listener.js";
-import { decideInbound, slackToPlain } from "../../src/adapters/slack/inbound.js";
+import { decideInbound } from "../../src/adapters/slack/inbound.js";
+import { renderSlackText } from "../../src/adapters/slack/readable.js";
 
 const me = { teamId: "T1", botUserId: "UNEO", botId: "BNEO" };
 
@@ -14,7 +15,7 @@ describe("inbound decisions", () => {
       kind: "message",
       conversation: "slack:T1:C1:1.1",
       threadTs: "1.1",
-      text: "hi",
+      content: { text: "<@UNEO> hi" },
       shared: true,
       inThread: false,
       id: "T1/C1/1.1",
@@ -61,10 +62,15 @@ describe("inbound decisions", () => {
     expect(reason({ nonsense: true })).toContain("unrecognised event shape");
   });
 
-  it("turns Slack markup into plain text", () => {
+  it("turns Slack markup into plain text", async () => {
+    const names = { user: async () => "Bob", channel: async () => "general" };
     expect(
-      slackToPlain("<@UNEO> see <https://a.b|docs> &amp; <#C1|general> <@U2|bob> &lt;x&gt;", "UNEO"),
-    ).toBe("see docs (https://a.b) & #general @bob <x>");
+      await renderSlackText(
+        "<@UNEO> see <https://a.b|docs> &amp; <#C1|general> <@U2|bob> &lt;x&gt;",
+        names,
+        "UNEO",
+      ),
+    ).toBe("see docs (https://a.b) & #general @Bob <x>");
   });
 
   it("reads user and thread references in commands", () => {

@@ -11,13 +11,8 @@ import type { Conversations, InboundMessage } from "../../core/conversations/typ
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
-import {
-  decideInbound,
-  type InboundDecision,
-  type InboundPolicy,
-  type SlackIdentity,
-  slackToPlain,
-} from "./inbound.js";
+import { decideInbound, type InboundDecision, type InboundPolicy, type SlackIdentity } from "./inbound.js";
+import { namesIn, renderSlackContent } from "./readable.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
 /**
@@ -68,7 +63,9 @@ async function contextFor(d: Message, me: SlackIdentity, deps: InboundDeps): Pro
   const lines: string[] = [];
   for (const m of earlier) {
     const who = await deps.workspaces.users(me.teamId).get(m.user!);
-    lines.push(`${who.displayName}: ${slackToPlain(m.text!, me.botUserId)}`);
+    lines.push(
+      `${who.displayName}: ${await renderSlackContent(m, namesIn(deps.workspaces, me.teamId), me.botUserId)}`,
+    );
   }
   return lines.length ? lines : undefined;
 }
@@ -143,7 +140,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       id: d.id,
       conversation: d.conversation,
       speaker: { userKey: speakerKey, displayName: who.displayName },
-      text: d.text,
+      text: await renderSlackContent(d.content, namesIn(deps.workspaces, me.teamId), me.botUserId),
       ...(d.files.length ? { files: d.files } : {}),
       shared: d.shared,
       ...(context_ ? { context: context_ } : {}),

@@ -1,11 +1,13 @@
 /**
  * Slack events → what Neo should do with them. Pure: validates the payload (zod), decides whether to
- * ignore it (and says why), and derives the conversation key, message identity and clean text.
+ * ignore it (and says why), and derives the conversation key, message identity and the content
+ * (rendered for the model by `readable.ts`).
  */
 import { z } from "zod";
 import type { InboundFile } from "../../core/files/types.js";
 import { conversationKey } from "../../core/keys.js";
 import { slackFileSchema, slackFilesOf } from "./files.js";
+import { onlyMentionsNeo, type SlackContent } from "./readable.js";
 
 export const slackMessageEventSchema = z.object({
   type: z.enum(["app_mention", "message"]),
@@ -19,6 +21,8 @@ export const slackMessageEventSchema = z.object({
   channel_type: z.string().optional(),
   edited: z.unknown().optional(),
   files: z.array(slackFileSchema).optional(),
+  // Read item by item when rendered (readable.ts), so one odd attachment never hides the message.
+  attachments: z.array(z.unknown()).optional(),
 });
 export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
 
@@ -43,27 +47,12 @@ export type InboundDecision =
       inThread: boolean;
       ts: string;
       user: string;
-      text: string;
+      /** Text and shared messages as Slack sent them; `readable.ts` renders them. */
+      content: SlackContent;
       /** Files shared with the message (read when it enters the transcript). */
       files: InboundFile[];
       shared: boolean;
     };
-
-/** Slack message markup → plain text for the model: mentions, links, entities. */
-export function slackToPlain(text: string, botUserId: string): string {
-  return text
-    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "")
-    .replace(/<@([A-Z0-9]+)\|([^>]+)>/g, "@$2")
-    .replace(/<@([A-Z0-9]+)>/g, "@$1")
-    .replace(/<#[A-Z0-9]+\|([^>]+)>/g, "#$1")
-    .replace(/<!([a-z]+)(\^[^>|]*)?(\|[^>]*)?>/g, "@$1")
-    .replace(/<((?:https?|mailto):[^|>]+)\|([^>]+)>/g, "$2 ($1)")
-    .replace(/<((?:https?|mailto):[^>]+)>/g, "$1")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&")
-    .trim();
-}
 
 /** Slackbot's own user id: its notices (reminders, tips, "you were added…") land in the DM. */
 export const SLACKBOT_USER = "USLACKBOT";
@@ -104,9 +93,10 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
   if (e.type === "message" && !isDm) {
     return { kind: "ignore", reason: "channel message without a mention (app_mention carries those)" };
   }
-  const text = slackToPlain(e.text ?? "", me.botUserId);
   const files = slackFilesOf(e.files ?? [], me.teamId);
-  if (!text && files.length === 0) return { kind: "ignore", reason: "empty message" };
+  const content: SlackContent = { text: e.text ?? "", attachments: e.attachments ?? [] };
+  if (onlyMentionsNeo(content.text ?? "", me.botUserId) && files.length === 0 && !content.attachments?.length)
+    return { kind: "ignore", reason: "empty message" };
   // A mention answers in its thread (or starts one on the message); a DM uses its thread if any.
   const threadTs = isDm ? e.thread_ts : (e.thread_ts ?? e.ts);
   return {
@@ -123,7 +113,7 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     inThread: e.thread_ts !== undefined && e.thread_ts !== e.ts,
     ts: e.ts,
     user: author,
-    text,
+    content,
     files,
     shared: !isDm,
   };

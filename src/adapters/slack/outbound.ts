@@ -21,6 +21,8 @@ export interface SlackRateRules {
   ephemeral: RateRule;
   /** `users.info`: Tier 4. */
   usersInfo: RateRule;
+  /** `conversations.info`: Tier 3. */
+  conversationsInfo: RateRule;
   /** `conversations.replies`: Tier 3. */
   replies: RateRule;
   /** `conversations.history`: Tier 3. */
@@ -37,6 +39,7 @@ export const SLACK_RATE_RULES: SlackRateRules = {
   delete: { limit: 50, windowMs: 60_000 },
   ephemeral: { limit: 100, windowMs: 60_000 },
   usersInfo: { limit: 100, windowMs: 60_000 },
+  conversationsInfo: { limit: 50, windowMs: 60_000 },
   replies: { limit: 50, windowMs: 60_000 },
   history: { limit: 50, windowMs: 60_000 },
   reactions: { limit: 50, windowMs: 60_000 },
@@ -70,6 +73,8 @@ export interface ReplyMessage {
   bot_id?: string;
   subtype?: string;
   text?: string;
+  files?: unknown[];
+  attachments?: unknown[];
 }
 
 export interface SlackOutbound {
@@ -91,6 +96,8 @@ export interface SlackOutbound {
     blocks?: unknown[];
   }): Promise<void>;
   usersInfo(user: string): Promise<UserInfo>;
+  /** A channel's name from `conversations.info` (a DM's is its id). */
+  channelName(channel: string): Promise<string>;
   /** A thread's messages (first page), metadata included. */
   replies(channel: string, ts: string): Promise<ReplyMessage[]>;
   /** A channel's top-level messages after `oldest` (first page, newest first), metadata included. */
@@ -186,6 +193,14 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
         isAdmin: Boolean(u?.is_admin || u?.is_owner || u?.is_primary_owner),
         isBot: Boolean(u?.is_bot),
       };
+    },
+    channelName: async (channel) => {
+      const res = await gate.run({
+        key: `${team}:conversations.info`,
+        rule: rules.conversationsInfo,
+        call: async () => client.conversations.info({ channel, token: await o.token() }),
+      });
+      return res?.channel?.name ?? channel;
     },
     replies: async (channel, ts) => {
       const res = await gate.run({

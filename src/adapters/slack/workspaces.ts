@@ -8,7 +8,7 @@ import type { webApi } from "@slack/bolt";
 import type { SlackIdentity } from "./inbound.js";
 import { createSlackOutbound, type SlackOutbound, type SlackRateRules } from "./outbound.js";
 import { createRateGate, type RateGate } from "./rate-gate.js";
-import { createSlackUsers, type SlackUsers } from "./users.js";
+import { createSlackChannels, createSlackUsers, type SlackChannels, type SlackUsers } from "./users.js";
 
 /** A workspace's bot: who it is there, and its token. */
 export interface WorkspaceBot {
@@ -25,6 +25,8 @@ export interface SlackWorkspaces {
   out(teamId: string): SlackOutbound;
   /** Display names and admin flags of `teamId`'s users. */
   users(teamId: string): SlackUsers;
+  /** Names of `teamId`'s channels. */
+  channels(teamId: string): SlackChannels;
   /** Drop what is kept of a workspace (after it uninstalled Neo). */
   forget(teamId: string): void;
   /** Every workspace's calls queue here (shutdown waits for them). */
@@ -46,7 +48,7 @@ export function createSlackWorkspaces(o: {
 }): SlackWorkspaces {
   const gate = createRateGate();
   const bots = new Map<string, { bot: WorkspaceBot; at: number }>();
-  const outs = new Map<string, { out: SlackOutbound; users: SlackUsers }>();
+  const outs = new Map<string, { out: SlackOutbound; users: SlackUsers; channels: SlackChannels }>();
 
   const botOf = async (teamId: string): Promise<WorkspaceBot | undefined> => {
     const hit = bots.get(teamId);
@@ -72,7 +74,7 @@ export function createSlackWorkspaces(o: {
         team: teamId,
         token: () => tokenOf(teamId),
       });
-      hit = { out, users: createSlackUsers(out) };
+      hit = { out, users: createSlackUsers(out), channels: createSlackChannels(out) };
       outs.set(teamId, hit);
     }
     return hit;
@@ -83,6 +85,7 @@ export function createSlackWorkspaces(o: {
     token: tokenOf,
     out: (teamId) => calls(teamId).out,
     users: (teamId) => calls(teamId).users,
+    channels: (teamId) => calls(teamId).channels,
     forget: (teamId) => {
       bots.delete(teamId);
       outs.delete(teamId);

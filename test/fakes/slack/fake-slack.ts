@@ -30,6 +30,13 @@ export interface FakeMessage {
   metadata?: { event_type: string; event_payload?: Record<string, unknown> };
 }
 
+/** A channel `conversations.info` answers for. */
+export interface FakeChannel {
+  id: string;
+  name: string;
+  is_private?: boolean;
+}
+
 export interface FakeUser {
   id: string;
   name: string;
@@ -64,6 +71,7 @@ export interface FakeSlackOptions {
   botUserId?: string;
   botId?: string;
   users?: FakeUser[];
+  channels?: FakeChannel[];
   tiers?: Record<string, FakeTier>;
   /** OAuth: the app's credentials `oauth.v2.access` checks, and the workspaces that install it. */
   oauth?: { clientId: string; clientSecret: string; installs: FakeInstall[] };
@@ -156,6 +164,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const botUserId = options.botUserId ?? "UNEO";
   const botId = options.botId ?? "BNEO";
   const users = new Map((options.users ?? []).map((u) => [u.id, u]));
+  const channels = new Map((options.channels ?? []).map((c) => [c.id, c]));
   const tiers = options.tiers ?? {};
   const calls: FakeCall[] = [];
   const responses: ResponseUrlPost[] = [];
@@ -302,6 +311,30 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
             is_owner: u.is_owner ?? false,
             is_bot: u.is_bot ?? false,
             profile: { display_name: u.display_name ?? "", real_name: u.real_name ?? u.name },
+          },
+        };
+      }
+      case "conversations.info": {
+        // https://docs.slack.dev/reference/methods/conversations.info (a public or private channel)
+        const c = channels.get(channel);
+        if (!c) return { ok: false, error: "channel_not_found" };
+        return {
+          ok: true,
+          channel: {
+            id: c.id,
+            name: c.name,
+            name_normalized: c.name,
+            is_channel: !c.is_private,
+            is_group: false,
+            is_im: false,
+            is_private: c.is_private ?? false,
+            is_archived: false,
+            is_member: true,
+            created: 1449252889,
+            creator: "UADMIN",
+            context_team_id: teamId,
+            topic: { value: "", creator: "", last_set: 0 },
+            purpose: { value: "", creator: "", last_set: 0 },
           },
         };
       }

@@ -51,6 +51,8 @@ export interface HarnessOptions {
   /** An Executor for `core_execute` (wired through the real createCoreExecute, broker, caps, access). */
   executor?: Executor;
   users?: FakeSlackOptions["users"];
+  /** Channels `conversations.info` knows (default: DEFAULT_CHANNELS). */
+  channels?: FakeSlackOptions["channels"];
   adminIds?: string[];
   /** Rate rules for both sides: the fake enforces them, the adapter must stay within them. */
   rates?: Partial<SlackRateRules>;
@@ -120,6 +122,7 @@ export const FAST_RATES: SlackRateRules = {
   delete: { limit: 5, windowMs: 400 },
   ephemeral: { limit: 10, windowMs: 400 },
   usersInfo: { limit: 10, windowMs: 400 },
+  conversationsInfo: { limit: 10, windowMs: 400 },
   replies: { limit: 5, windowMs: 400 },
   history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
@@ -133,6 +136,7 @@ function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
     "chat.delete": ws(r.delete),
     "chat.postEphemeral": ws(r.ephemeral),
     "users.info": ws(r.usersInfo),
+    "conversations.info": ws(r.conversationsInfo),
     "conversations.replies": ws(r.replies),
     "conversations.history": ws(r.history),
     "reactions.add": ws(r.reactions),
@@ -145,11 +149,17 @@ export const DEFAULT_USERS: NonNullable<FakeSlackOptions["users"]> = [
   { id: "UADMIN", name: "root", display_name: "Root", is_admin: true },
 ];
 
+export const DEFAULT_CHANNELS: NonNullable<FakeSlackOptions["channels"]> = [
+  { id: "C1", name: "general" },
+  { id: "CRANDOM", name: "random" },
+];
+
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const rates = { ...FAST_RATES, ...o.rates };
   const fake = await startFakeSlack({
     teamId: TEAM,
     users: o.users ?? DEFAULT_USERS,
+    channels: o.channels ?? DEFAULT_CHANNELS,
     tiers: tiersOf(rates),
     ...(o.oauthInstalls
       ? { oauth: { clientId: OAUTH.clientId, clientSecret: OAUTH.clientSecret, installs: o.oauthInstalls } }
