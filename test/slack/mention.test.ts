@@ -232,7 +232,7 @@ describe("Slack mentions and DMs", () => {
     for (const why of [
       "user is not allowed to use Neo",
       "Neo's own post",
-      "bot message",
+      "bot message (not in NEO_ANSWER_BOTS)",
       "message edit",
       "message deletion",
     ]) {

@@ -33,7 +33,8 @@ export interface SlackContent {
 
 const TOKEN = /<([^<>]*)>/g;
 
-const unescape = (s: string): string => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescapeSlack = (s: string): string =>
+  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 /** `1392734382` → `2014-02-18T14:39:42Z`. */
 export function isoOf(unixSeconds: number): string {
@@ -52,7 +53,7 @@ async function lookup(get: () => Promise<string>, fallback: string): Promise<str
 async function renderToken(inner: string, names: SlackNames, botUserId: string): Promise<string> {
   const bar = inner.indexOf("|");
   const head = bar < 0 ? inner : inner.slice(0, bar);
-  const label = bar < 0 ? "" : unescape(inner.slice(bar + 1));
+  const label = bar < 0 ? "" : unescapeSlack(inner.slice(bar + 1));
   if (head.startsWith("@")) {
     const id = head.slice(1);
     if (id === botUserId) return ""; // Neo's own mention is how it was addressed, not content
@@ -73,7 +74,7 @@ async function renderToken(inner: string, names: SlackNames, botUserId: string):
     return label || `@${word}`;
   }
   // A link: `<url>` or `<url|label>` (mailto: included).
-  const url = unescape(head);
+  const url = unescapeSlack(head);
   if (!label || label === url || `mailto:${label}` === url) return url.replace(/^mailto:/, "");
   return `${label} (${url})`;
 }
@@ -83,11 +84,11 @@ export async function renderSlackText(text: string, names: SlackNames, botUserId
   const parts: Array<string | Promise<string>> = [];
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
-    parts.push(unescape(text.slice(last, m.index)));
+    parts.push(unescapeSlack(text.slice(last, m.index)));
     parts.push(renderToken(m[1] ?? "", names, botUserId));
     last = m.index + m[0].length;
   }
-  parts.push(unescape(text.slice(last)));
+  parts.push(unescapeSlack(text.slice(last)));
   return (await Promise.all(parts))
     .join("")
     .replace(/[ \t]{2,}/g, " ")
