@@ -126,6 +126,7 @@ export const FAST_RATES: SlackRateRules = {
   replies: { limit: 5, windowMs: 400 },
   history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
+  upload: { limit: 5, windowMs: 400 },
 };
 
 function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
