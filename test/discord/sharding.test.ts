@@ -17,7 +17,12 @@ import type { ConversationsService } from "../../src/core/conversations/types.js
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { LIMITS } from "../conversations/harness.js";
-import { type FakeDiscord, type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import {
+  type FakeDiscord,
+  type RecordedCall,
+  startFakeDiscord,
+  wrote,
+} from "../fakes/discord/fake-discord.js";
 import { shardOf } from "../fakes/discord/gateway.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
@@ -105,10 +110,7 @@ describe.skipIf(!redis.ok)("Discord: sharded across two processes sharing Redis"
 
     const mention = await fake.say(fake.alice, fake.channel, "hello from the guild", { mentionBot: true });
     await fake.waitForCall(
-      (c) =>
-        c.method === "POST" &&
-        c.path === `/channels/${mention.id}/messages` &&
-        String(body(c).content).startsWith("answer"),
+      wrote((t) => t.startsWith("answer"), mention.id),
       "guild answer",
     );
     const dm = fake.dm(fake.bob);
