@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { dmConversation } from "../../src/adapters/discord/keys.js";
-import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { splitMessage } from "../../src/adapters/discord/split.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { botMessages, type Rig, startRig, untilShown } from "./support/harness.js";
 
 const body = (c: RecordedCall) => c.body as Record<string, unknown>;

@@ -6,11 +6,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
-import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
+import { wrote } from "../fakes/discord/fake-discord.js";
 import { message } from "../fakes/discord/payloads.js";
 import { type Rig, startRig, until } from "./support/harness.js";
 
-const body = (c: RecordedCall) => c.body as Record<string, unknown>;
 const userTexts = (rig: Rig, i: number) =>
   rig.ep.requests[i]!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
 

@@ -6,8 +6,8 @@
  * the real openai SDK against the SSE scripted endpoint.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { INTERRUPTED_MARK, STOPPED_MARK } from "../../src/core/agent/answer-view.js";
 import { splitMessage } from "../../src/adapters/discord/split.js";
+import { INTERRUPTED_MARK, STOPPED_MARK } from "../../src/core/agent/answer-view.js";
 import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { botMessages, type Rig, startRig, until, untilShown } from "./support/harness.js";
 
