@@ -108,7 +108,7 @@ describe("Discord: /neo commands", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "Hi Alice.", usage: { prompt: 300, completion: 50 } } });
     await fake.say(fake.alice, fake.channel, "hello", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Hi Alice.", "answer");
+    await fake.waitForCall(wrote("Hi Alice."), "answer");
 
     const own = await ephemeralAnswer(rig, await fake.slash({ user: fake.alice, sub: "usage" }));
     expect(String(body(own.reply).content)).toMatch(

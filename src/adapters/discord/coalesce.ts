@@ -1,7 +1,8 @@
 /**
  * Edit coalescing: for each target, at most one job is in flight and only the newest pending job
- * runs next, no sooner than `minIntervalMs` per platform call of the previous job after it started
- * (a job that made two calls waits twice as long, so a channel's 5-per-5 s stays unreached).
+ * runs next, no sooner than `minIntervalMs` per platform call of the previous job after it ended
+ * (a job that made two calls waits twice as long, so a channel's 5-per-5 s stays unreached even
+ * when slow responses bunch the calls up).
  * Merging happens here, before anything enters discord.js's REST queue (which then owns 429s;
  * nobody else sleeps or retries).
  */
@@ -29,7 +30,7 @@ export interface EditCoalescer {
 interface Slot {
   pending: PacedJob | null;
   running: Promise<void> | null;
-  /** When the previous job started, and how long after it the next may start. */
+  /** When the previous job ended, and how long after it the next may start. */
   lastAt: number;
   gapMs: number;
 }
@@ -45,11 +46,11 @@ export function createPacer(minIntervalMs: number): Pacer {
       const job = slot.pending;
       slot.pending = null;
       if (job === null) return;
-      slot.lastAt = Date.now();
       const calls = await job().catch((err: unknown) => {
         log.warn({ err, key }, "discord edit failed");
         return 1;
       });
+      slot.lastAt = Date.now();
       slot.gapMs = minIntervalMs * Math.max(1, calls);
     })().finally(() => {
       slot.running = null;
