@@ -189,7 +189,12 @@ export function testCommandDeps(
       servers: () => [],
       reload: async () => [],
     },
-    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    approvals: {
+      pending: () => broker.listPending(),
+      cancel: (id, by) => broker.cancel(id, by),
+      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
+      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
+    },
     access,
     caps: { setLimit: async () => {} },
     usage,

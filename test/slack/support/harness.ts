@@ -241,7 +241,12 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       servers: () => [],
       reload: async () => [],
     },
-    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    approvals: {
+      pending: () => broker.listPending(),
+      cancel: (id, by) => broker.cancel(id, by),
+      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
+      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
+    },
     access,
     caps: {
       setLimit: async (user, amount, asset) => {
