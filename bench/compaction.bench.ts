@@ -107,6 +107,7 @@ function ctx(): TurnContext {
   return {
     conversation: "console:bench:tty:trust",
     shared: false,
+    place: { kind: "dm", workspace: "local" },
     reporter: { say: quiet, status: quiet, notice: quiet },
     approvals: { present: async () => undefined, update: quiet },
     signal: new AbortController().signal,

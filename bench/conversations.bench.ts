@@ -52,6 +52,7 @@ async function bareLoop(): Promise<number> {
           {
             conversation: `console:bench:c:${i}`,
             shared: false,
+            place: { kind: "dm", workspace: "local" },
             reporter,
             approvals: noApprovals,
             signal: new AbortController().signal,
@@ -109,6 +110,7 @@ async function turnsAndMemory(store: Store): Promise<{ turnsPerSec: number; byte
         speaker: { userKey: `console:bench:u${i}`, displayName: `u${i}` },
         text: `hello ${i}`,
         shared: false,
+        place: { kind: "dm", workspace: "local" },
         receivedAt: Date.now(),
       }),
     ),

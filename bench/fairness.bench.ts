@@ -98,6 +98,7 @@ const mention = (who: string, n: number): InboundMessage => ({
   speaker: { userKey: `console:bench:${who}`, displayName: who },
   text: `${who} asks ${n}`,
   shared: true,
+  place: { kind: "public", workspace: "bench" },
   receivedAt: Date.now(),
 });
 

@@ -109,6 +109,7 @@ function ctx(): TurnContext {
   return {
     conversation: "console:bench:tty:1",
     shared: false,
+    place: { kind: "dm", workspace: "local" },
     reporter: { say: quiet, status: quiet, notice: quiet },
     approvals: { present: async () => undefined, update: quiet },
     signal: new AbortController().signal,

@@ -21,7 +21,7 @@ const TURNS = 1_000;
 const FAULTS = 1_000;
 const AFTER_WRITE = 100;
 const WARMUP = 200;
-const USER = "discord:bench:user";
+const USER = "slack:bench:user";
 
 // A fixed vocabulary and a tiny PRNG, so every run faults the same data with the same queries.
 let seed = 42;
@@ -104,6 +104,7 @@ async function measure(label: string, store: Store): Promise<Row> {
   const req = (q: string) => ({
     user: USER,
     conversation: "discord:bench:c:live",
+    place: { kind: "dm", workspace: "bench" } as const,
     query: q,
     activeGoal: q,
     live: [],

@@ -55,6 +55,7 @@ const CASES: Case[] = [
 const ctx: ToolCallContext = {
   conversation: "console:bench:tools:main",
   speaker: { userKey: "console:bench:user", displayName: "Bench" },
+  place: { kind: "dm", workspace: "local" },
   reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
   approvals: { present: async () => undefined, update: async () => {} },
   signal: new AbortController().signal,

@@ -71,3 +71,14 @@ export interface Speaker {
   userKey: UserKey;
   displayName: string;
 }
+
+/**
+ * Whose cortex a user key reads and writes. Slack user ids are per workspace, so a Slack cortex is
+ * per workspace. Discord user ids are global: a person has one cortex across their DMs and guilds
+ * (`discord:@me:<user>`), and what was learned in one guild stays there through each record's
+ * provenance (`place.ts`: a guild's channels see only records of that guild, or widened ones).
+ */
+export function cortexOwner(user: UserKey): UserKey {
+  const parts = parseUserKey(user);
+  return parts.platform === "discord" ? userKey({ ...parts, workspace: "@me" }) : user;
+}

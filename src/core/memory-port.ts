@@ -4,6 +4,7 @@
  */
 import type { ConversationKey, UserKey } from "./keys.js";
 import type { Message } from "./llm/types.js";
+import type { Place } from "./place.js";
 
 /** Rendered memory sections for the system block. Empty strings are omitted. */
 export interface MemoryPage {
@@ -23,6 +24,8 @@ export interface FaultRequest {
   /** The speaker. Only this user's records are read. */
   user: UserKey;
   conversation: ConversationKey;
+  /** Where the turn runs: only records at least as private as this place are read. */
+  place: Place;
   /** User input, plus the latest narration on a mid-turn refault. */
   query: string;
   activeGoal: string;
@@ -34,6 +37,8 @@ export interface WriteBackJob {
   /** The speaker of the completed turn; only their cortex is written. */
   user: UserKey;
   conversation: ConversationKey;
+  /** Where the turn ran: what it teaches is kept as learned there. */
+  place: Place;
   transcript: readonly Message[];
 }
 

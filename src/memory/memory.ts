@@ -3,7 +3,7 @@
  * speaker only; writeBack → record the turn and enqueue consolidation), the `memory_recall` tool
  * delegate, and the consolidator's stats for status and metrics.
  */
-import type { UserKey } from "../core/keys.js";
+import { cortexOwner, parseUserKey, type UserKey } from "../core/keys.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { log } from "../core/log.js";
 import {
@@ -13,6 +13,7 @@ import {
   type MemoryPort,
   type WriteBackJob,
 } from "../core/memory-port.js";
+import { type Place, visibleIn } from "../core/place.js";
 import type { ToolCallContext, ToolResult } from "../core/tools/types.js";
 import { type Store, StoreUnavailableError } from "../store/types.js";
 import { createPager, type Pager } from "./cortex/pager.js";
@@ -50,7 +51,8 @@ export interface Memory {
   /** What the loop calls. */
   port: MemoryPort;
   /** The `memory_recall` tool: a digest of the calling speaker's records and profile. */
-  memoryRecall(query: string, ctx: Pick<ToolCallContext, "speaker">): Promise<ToolResult>;
+  /** Only records visible where the calling turn runs (`ctx.place`) are searched. */
+  memoryRecall(query: string, ctx: Pick<ToolCallContext, "speaker" | "place">): Promise<ToolResult>;
   /** `/neo memory`: what Neo remembers about `user`, as Markdown ("" = nothing). */
   describe(user: UserKey): Promise<string>;
   /** `/neo forget`: wipe `user`'s cortex; resolves with how many records and turns were removed. */
@@ -93,7 +95,8 @@ export function createMemory(opts: MemoryOptions): Memory {
     unavailable = false;
   };
 
-  async function fault(req: FaultRequest): Promise<MemoryPage> {
+  async function fault(at: FaultRequest): Promise<MemoryPage> {
+    const req = { ...at, user: cortexOwner(at.user) };
     if (!store.healthy()) {
       markDown();
       return { ...EMPTY_PAGE, unavailable: true };
@@ -102,10 +105,10 @@ export function createMemory(opts: MemoryOptions): Memory {
       const goal = req.activeGoal || req.query;
       const [pinned, patterns, retrieved, recalled] = await Promise.all([
         // The loop pins the turn's own active goal itself; only a stored open goal is added here.
-        pager.pinned(req.user),
-        pager.faultPatterns(req.user, goal, opts.maxPatterns ?? 3),
-        pager.fault(req.user, req.query, opts.retrievedTokens ?? 1200),
-        pager.recallTurns(req.user, req.query, {
+        pager.pinned(req.user, req.place),
+        pager.faultPatterns(req.user, req.place, goal, opts.maxPatterns ?? 3),
+        pager.fault(req.user, req.place, req.query, opts.retrievedTokens ?? 1200),
+        pager.recallTurns(req.user, req.place, req.query, {
           live: req.live,
           max: opts.recallTurns ?? DEFAULT_RECALL_TURNS,
           tokenBudget: opts.recalledTokens ?? 1500,
@@ -126,11 +129,12 @@ export function createMemory(opts: MemoryOptions): Memory {
     }
   }
 
-  function writeBack(job: WriteBackJob): void {
+  function writeBack(at: WriteBackJob): void {
+    const job = { ...at, user: cortexOwner(at.user) };
     const exchange = lastExchange(job.transcript);
     if (exchange) {
       const p = pager
-        .recordTurn(job.user, { conversation: job.conversation, ...exchange })
+        .recordTurn(job.user, { conversation: job.conversation, ...exchange, learned: job.place })
         .catch((err: unknown) =>
           memLog.warn({ err: (err as Error).message }, "could not record the turn for recall"),
         )
@@ -140,12 +144,12 @@ export function createMemory(opts: MemoryOptions): Memory {
     consolidator.enqueue(job);
   }
 
-  async function digest(user: UserKey, query: string): Promise<string> {
+  async function digest(user: UserKey, here: Place, query: string): Promise<string> {
     const [pinned, records, patterns, turns] = await Promise.all([
-      pager.pinned(user),
-      query.trim() ? pager.fault(user, query, 2000) : recent(user),
-      pager.faultPatterns(user, query, 5),
-      pager.recallTurns(user, query, { max: 5, tokenBudget: 1200 }),
+      pager.pinned(user, here),
+      query.trim() ? pager.fault(user, here, query, 2000) : recent(user, here),
+      pager.faultPatterns(user, here, query, 5),
+      pager.recallTurns(user, here, query, { max: 5, tokenBudget: 1200 }),
     ]);
     const parts: string[] = [];
     const pinnedText = renderPinned(pinned);
@@ -163,10 +167,10 @@ export function createMemory(opts: MemoryOptions): Memory {
   }
 
   /** Without a query: the newest records, so the digest is never empty when memory is not. */
-  async function recent(user: UserKey) {
+  async function recent(user: UserKey, here: Place) {
     const all = await pager.records(user);
     return all
-      .filter((r) => r.kind !== "user_fact" && r.kind !== "constraint")
+      .filter((r) => r.kind !== "user_fact" && r.kind !== "constraint" && visibleIn(r.learned, here))
       .sort((a, b) => b.updatedAt - a.updatedAt)
       .slice(0, 20)
       .map((record) => ({ record, score: 0 }));
@@ -184,7 +188,7 @@ export function createMemory(opts: MemoryOptions): Memory {
         };
       }
       try {
-        const text = await digest(ctx.speaker.userKey, query);
+        const text = await digest(cortexOwner(ctx.speaker.userKey), ctx.place, query);
         return { content: text || "Nothing is remembered about this user yet.", isError: false };
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) throw err;
@@ -195,8 +199,10 @@ export function createMemory(opts: MemoryOptions): Memory {
         };
       }
     },
-    describe: (user) => digest(user, ""),
-    forget: (user) => pager.forgetUser(user),
+    // The user's own view (answered ephemerally): everything, as a DM would show it.
+    describe: (user) =>
+      digest(cortexOwner(user), { kind: "dm", workspace: parseUserKey(user).workspace }, ""),
+    forget: (user) => pager.forgetUser(cortexOwner(user)),
     stats: () => ({ ...consolidator.stats(), unavailable }),
     async drained() {
       while (pendingTurns.size > 0) await Promise.all([...pendingTurns]);

@@ -43,6 +43,7 @@ async function coreExecuteWith(approve: boolean) {
   const ctx = {
     conversation,
     speaker: alice,
+    place: { kind: "dm", workspace: "local" } as const,
     reporter: {
       say: async () => {},
       status: async (t: string) => {

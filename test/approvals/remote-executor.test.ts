@@ -13,6 +13,7 @@ const URL_BASE = "http://pipeline.test";
 const ctx: ToolCallContext = {
   conversation: "console:local:term:main",
   speaker: alice,
+  place: { kind: "dm", workspace: "local" },
   reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
   approvals: { present: async () => undefined, update: async () => {} },
   signal: new AbortController().signal,

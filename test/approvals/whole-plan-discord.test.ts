@@ -61,6 +61,7 @@ async function setup() {
   const ctx: ToolCallContext = {
     conversation,
     speaker: { userKey: discordUser(r.fake.guildId, r.fake.alice.id), displayName: "Alice" },
+    place: { kind: "public", workspace: r.fake.guildId },
     reporter: io.reporter,
     approvals: io.approvals,
     signal: new AbortController().signal,

@@ -42,6 +42,7 @@ const msg = (id: string, text: string, who: string): InboundMessage => ({
   speaker: { userKey: `discord:G1:${who}`, displayName: who },
   text,
   shared: true,
+  place: { kind: "public", workspace: "G1" },
   receivedAt: Date.now(),
 });
 

@@ -95,6 +95,7 @@ export function inbound(conversation: string, text: string, who = "ann"): Inboun
     speaker: { userKey: `console:local:${who}`, displayName: who },
     text,
     shared: false,
+    place: { kind: "dm", workspace: "local" },
     receivedAt: Date.now(),
   };
 }

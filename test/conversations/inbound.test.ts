@@ -10,6 +10,7 @@ const good: InboundMessage = {
   speaker: { userKey: "slack:T1:U1", displayName: "Ann" },
   text: "what did Bob say?",
   shared: true,
+  place: { kind: "public", workspace: "T1" },
   receivedAt: 1,
 };
 

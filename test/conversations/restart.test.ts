@@ -27,6 +27,7 @@ function message(id: string, text: string): InboundMessage {
     speaker: { userKey: "console:local:ann", displayName: "Ann" },
     text,
     shared: false,
+    place: { kind: "dm", workspace: "local" },
     receivedAt: Date.now(),
   };
 }

@@ -76,6 +76,7 @@ describe.skipIf(!redis.ok)("two instances over one Redis", () => {
             speaker: { userKey: `slack:T1:U${t}`, displayName: `U${t}` },
             text: text(t, n),
             shared: false,
+            place: { kind: "dm", workspace: "local" },
             receivedAt: Date.now(),
           };
           const results = await Promise.all([a!.submit(m), b!.submit(m)]);
@@ -150,6 +151,7 @@ describe.skipIf(!redis.ok)("two instances over one Redis", () => {
       speaker: { userKey: "slack:T1:U1", displayName: "U1" },
       text: "run the long job",
       shared: false,
+      place: { kind: "dm", workspace: "local" },
       receivedAt: Date.now(),
     };
     await Promise.all([a!.submit(m), b!.submit(m)]);

@@ -198,7 +198,8 @@ for (const { name, factory, skip } of BACKENDS) {
       await agent.chat({ text: "I use vim", speaker: ben }, ctx());
       await memory.drained();
 
-      const facts = async (user: string) => (await memory.pager.pinned(user)).profile.map((f) => f.statement);
+      const facts = async (user: string) =>
+        (await memory.pager.pinned(user, { kind: "dm", workspace: "T1" })).profile.map((f) => f.statement);
       expect(await facts(ana.userKey)).toEqual(["Prefers tabs over spaces."]);
       expect(await facts(ben.userKey)).toEqual(["Uses vim."]);
       expect((await memory.pager.exportUser(ben.userKey)).turns.map((t) => t.user)).toEqual([

@@ -13,10 +13,11 @@ import { createLlmForTest } from "../support/llm-for-test.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { type OwnedRedis, ownedRedis, until } from "./support/redis-server.js";
 
-const ANA = "discord:G1:ana";
+const ANA = "slack:T1:U_ANA";
 const req = {
   user: ANA,
-  conversation: "discord:G1:C1:T1",
+  conversation: "slack:T1:D1:D1",
+  place: { kind: "dm", workspace: "T1" } as const,
   query: "what is my cat called",
   activeGoal: "",
   live: [],
@@ -51,12 +52,16 @@ describe("memory when the store goes away", () => {
 
     for (let i = 0; i < 3; i++)
       expect(await memory.port.fault(req)).toEqual({ ...EMPTY_PAGE, unavailable: true });
-    const recall = await memory.memoryRecall("cat", { speaker: { userKey: ANA, displayName: "Ana" } });
+    const recall = await memory.memoryRecall("cat", {
+      speaker: { userKey: ANA, displayName: "Ana" },
+      place: req.place,
+    });
     expect(recall).toMatchObject({ isError: true, content: expect.stringContaining("unavailable") });
     expect(() =>
       memory.port.writeBack({
         user: ANA,
         conversation: req.conversation,
+        place: req.place,
         transcript: [
           { role: "user", content: "my dog is Rex" },
           { role: "assistant", content: "noted" },

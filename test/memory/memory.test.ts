@@ -15,7 +15,13 @@ const ANA = "slack:T1:U_ANA";
 const BEN = "slack:T1:U_BEN";
 const CAT = "slack:T1:U_CAT";
 const CONV = "slack:T1:C1:1700000000.000100";
-const speaker = (userKey: string) => ({ speaker: { userKey, displayName: userKey.split(":")[2]! } });
+/** CONV's channel: a public channel of T1. */
+const CHANNEL = { kind: "public", workspace: "T1" } as const;
+/** A recall from the user's DM: every record of theirs is visible there. */
+const speaker = (userKey: string) => ({
+  speaker: { userKey, displayName: userKey.split(":")[2]! },
+  place: { kind: "dm", workspace: "T1" } as const,
+});
 
 const exchange = (user: string, answer: string): Message[] => [
   { role: "user", content: user },
@@ -76,6 +82,7 @@ for (const { name, factory, skip } of BACKENDS) {
       memory.port.writeBack({
         user: ANA,
         conversation: CONV,
+        place: CHANNEL,
         transcript: exchange("I'm Ana and our prod cluster is eks-prod-7", "Nice to meet you, Ana."),
       });
       await memory.drained();
@@ -90,6 +97,7 @@ for (const { name, factory, skip } of BACKENDS) {
       const page = await memory.port.fault({
         user: ANA,
         conversation: "slack:T1:C1:other",
+        place: CHANNEL,
         query: "is the prod cluster healthy?",
         activeGoal: "check whether the cluster is healthy",
         live: [],
@@ -102,10 +110,14 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(page.patterns).toContain("1. kubectl get nodes");
       expect(page.recalled).toContain("I'm Ana and our prod cluster is eks-prod-7");
 
-      await memory.pager.setGoal(ANA, "Migrate the cluster to eks-prod-8");
+      await memory.pager.setGoal(ANA, "Migrate the cluster to eks-prod-8", {
+        conversation: CONV,
+        learned: CHANNEL,
+      });
       const withGoal = await memory.port.fault({
         user: ANA,
         conversation: CONV,
+        place: CHANNEL,
         query: "hi",
         activeGoal: "hi",
         live: [],
@@ -115,6 +127,7 @@ for (const { name, factory, skip } of BACKENDS) {
       const bens = await memory.port.fault({
         user: BEN,
         conversation: "slack:T1:C1:other",
+        place: CHANNEL,
         query: "is the prod cluster healthy?",
         activeGoal: "",
         live: [],
@@ -136,6 +149,7 @@ for (const { name, factory, skip } of BACKENDS) {
         memory.port.writeBack({
           user: [ANA, BEN, CAT][i]!,
           conversation: CONV,
+          place: CHANNEL,
           transcript: exchange(`message ${i}`, `answer ${i}`),
         });
       await memory.drained();
@@ -171,11 +185,21 @@ for (const { name, factory, skip } of BACKENDS) {
       ep.script(reply(empty), reply(empty));
       const accepted: boolean[] = [];
       for (let i = 0; i < 9; i++) {
-        memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange(`job ${i}`, "ok") });
+        memory.port.writeBack({
+          user: ANA,
+          conversation: CONV,
+          place: CHANNEL,
+          transcript: exchange(`job ${i}`, "ok"),
+        });
         accepted.push(memory.stats().drops === 0);
       }
       expect(accepted).toEqual([true, true, true, true, true, true, true, true, false]);
-      memory.port.writeBack({ user: BEN, conversation: CONV, transcript: exchange("ben", "ok") });
+      memory.port.writeBack({
+        user: BEN,
+        conversation: CONV,
+        place: CHANNEL,
+        transcript: exchange("ben", "ok"),
+      });
       expect(memory.stats()).toMatchObject({ depth: 9, capacity: 8, drops: 1 });
       release();
       await memory.drained();
@@ -202,7 +226,12 @@ for (const { name, factory, skip } of BACKENDS) {
       for (let i = 0; i < 3; i++)
         ep.script({ reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } } });
       for (const user of [ANA, BEN, CAT])
-        memory.port.writeBack({ user, conversation: CONV, transcript: exchange(`from ${user}`, "ok") });
+        memory.port.writeBack({
+          user,
+          conversation: CONV,
+          place: CHANNEL,
+          transcript: exchange(`from ${user}`, "ok"),
+        });
       await ep.waitForRequest(2);
       expect(memory.stats()).toMatchObject({ depth: 3, running: 2 });
       release();
@@ -220,9 +249,24 @@ for (const { name, factory, skip } of BACKENDS) {
       ep.script({ reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } } });
       ep.script(reply(empty), reply(empty));
       const OTHER = "slack:T1:D1:dm";
-      memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange("first", "ok") });
-      memory.port.writeBack({ user: ANA, conversation: OTHER, transcript: exchange("in the DM", "ok") });
-      memory.port.writeBack({ user: ANA, conversation: CONV, transcript: exchange("second", "ok") });
+      memory.port.writeBack({
+        user: ANA,
+        conversation: CONV,
+        place: CHANNEL,
+        transcript: exchange("first", "ok"),
+      });
+      memory.port.writeBack({
+        user: ANA,
+        conversation: OTHER,
+        place: CHANNEL,
+        transcript: exchange("in the DM", "ok"),
+      });
+      memory.port.writeBack({
+        user: ANA,
+        conversation: CONV,
+        place: CHANNEL,
+        transcript: exchange("second", "ok"),
+      });
       await ep.waitForRequest(1);
       release();
       await memory.drained();

@@ -14,6 +14,9 @@ import { BACKENDS, type Backend } from "./support/stores.js";
 const ALICE = "discord:guild1:alice";
 const BOB = "discord:guild1:bob";
 const CONV = "discord:guild1:chan:thread1";
+/** Reads from a DM see every record; writes carry the conversation and the place they came from. */
+const DM = { kind: "dm", workspace: "guild1" } as const;
+const AT = { conversation: CONV, learned: DM } as const;
 const DAY = 86_400_000;
 
 for (const { name, factory, skip } of BACKENDS) {
@@ -33,11 +36,11 @@ for (const { name, factory, skip } of BACKENDS) {
 
     it("dedupes user facts by normalized statement and pins the profile", async () => {
       const pager = await open("profile");
-      const first = await pager.rememberUserFact(ALICE, "Alice prefers answers in French.", CONV);
-      const again = await pager.rememberUserFact(ALICE, "  alice PREFERS answers in   french ", CONV);
+      const first = await pager.rememberUserFact(ALICE, "Alice prefers answers in French.", AT);
+      const again = await pager.rememberUserFact(ALICE, "  alice PREFERS answers in   french ", AT);
       expect(again.id).toBe(first.id);
       await pager.rememberUserFact(ALICE, "Alice is a Rust developer");
-      const pinned = await pager.pinned(ALICE);
+      const pinned = await pager.pinned(ALICE, DM);
       expect(pinned.profile.map((p) => p.statement).sort()).toEqual([
         "Alice is a Rust developer",
         "Alice prefers answers in French.",
@@ -55,9 +58,9 @@ for (const { name, factory, skip } of BACKENDS) {
         "The production database runs Postgres 16 on db-prod-02.",
       );
       await pager.rememberFact(ALICE, "The office coffee machine is on the third floor.");
-      await pager.recordOutcome(ALICE, "Migrated the billing service to Postgres 16", "success", CONV);
+      await pager.recordOutcome(ALICE, "Migrated the billing service to Postgres 16", "success", AT);
 
-      const hits = await pager.fault(ALICE, "which Postgres version does the database run?", 500);
+      const hits = await pager.fault(ALICE, DM, "which Postgres version does the database run?", 500);
       const ids = hits.map((h) => h.record.id);
       expect(ids).toContain(old.id);
       expect(ids).toContain(fresh.id);
@@ -65,10 +68,10 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(hits.some((h) => h.record.kind === "outcome")).toBe(true);
       expect(hits.map((h) => JSON.stringify(h.record))).not.toContainEqual(expect.stringContaining("coffee"));
 
-      const tight = await pager.fault(ALICE, "which Postgres version does the database run?", 20);
+      const tight = await pager.fault(ALICE, DM, "which Postgres version does the database run?", 20);
       expect(tight.length).toBe(1);
-      expect(await pager.fault(ALICE, "completely unrelated gardening tulips", 500)).toEqual([]);
-      expect((await pager.fault(ALICE, "db-prod-02", 500))[0]!.record.id).toBe(fresh.id);
+      expect(await pager.fault(ALICE, DM, "completely unrelated gardening tulips", 500)).toEqual([]);
+      expect((await pager.fault(ALICE, DM, "db-prod-02", 500))[0]!.record.id).toBe(fresh.id);
     });
 
     it("reinforces a pattern with the same identity and starts others as low-confidence candidates", async () => {
@@ -79,7 +82,7 @@ for (const { name, factory, skip } of BACKENDS) {
         steps: ["run the tests", "build the image", "push to the registry"],
         gotchas: ["the registry needs a fresh token"],
       };
-      const first = await pager.reinforcePattern(ALICE, spec, CONV);
+      const first = await pager.reinforcePattern(ALICE, spec, AT);
       expect(first.reinforced).toBe(false);
       expect(first.record).toMatchObject({ coverage: 1, strength: CANDIDATE_STRENGTH, successCriteria: [] });
       const second = await pager.reinforcePattern(ALICE, {
@@ -105,7 +108,7 @@ for (const { name, factory, skip } of BACKENDS) {
       });
       expect(other.reinforced).toBe(false);
 
-      const matched = await pager.faultPatterns(ALICE, "please deploy the web app to production");
+      const matched = await pager.faultPatterns(ALICE, DM, "please deploy the web app to production");
       expect(matched[0]!.record.id).toBe(first.record.id);
       expect(matched[0]!.record.coverage).toBe(3);
       expect((await pager.records(ALICE)).filter((r) => r.kind === "pattern")).toHaveLength(2);
@@ -114,17 +117,17 @@ for (const { name, factory, skip } of BACKENDS) {
     it("pins hard constraints and the active goal, and closes goals", async () => {
       const pager = await open("pinned");
       await pager.rememberConstraint(ALICE, "Never spend more than 5 USDC without asking");
-      const goal = await pager.setGoal(ALICE, "Launch the newsletter by Friday", CONV);
-      let pinned = await pager.pinned(ALICE);
+      const goal = await pager.setGoal(ALICE, "Launch the newsletter by Friday", AT);
+      let pinned = await pager.pinned(ALICE, DM);
       expect(pinned.constraints.map((c) => c.statement)).toEqual([
         "Never spend more than 5 USDC without asking",
       ]);
       expect(pinned.activeGoal).toBe("Launch the newsletter by Friday");
-      expect((await pager.pinned(ALICE, "Fix the login bug")).activeGoal).toBe("Fix the login bug");
+      expect((await pager.pinned(ALICE, DM, "Fix the login bug")).activeGoal).toBe("Fix the login bug");
       await pager.closeGoal(ALICE, goal.id, "done");
-      pinned = await pager.pinned(ALICE);
+      pinned = await pager.pinned(ALICE, DM);
       expect(pinned.activeGoal).toBe("");
-      const hits = await pager.fault(ALICE, "newsletter", 500);
+      const hits = await pager.fault(ALICE, DM, "newsletter", 500);
       expect(hits.map((h) => h.record)).toEqual([expect.objectContaining({ kind: "goal", status: "done" })]);
     });
 
@@ -139,12 +142,12 @@ for (const { name, factory, skip } of BACKENDS) {
         });
       }
       await pager.recordTurn(ALICE, { conversation: CONV, user: "what is the weather", assistant: "sunny" });
-      const turns = await pager.recallTurns(ALICE, "kubernetes question");
+      const turns = await pager.recallTurns(ALICE, DM, "kubernetes question");
       expect(turns).toHaveLength(16);
       expect(turns.map((t) => t.at)).toEqual([...turns.map((t) => t.at)].sort((a, b) => a - b));
       expect(turns.every((t) => t.user.startsWith("kubernetes"))).toBe(true);
       const live = [{ role: "user" as const, content: "kubernetes question number 19" }];
-      const deduped = await pager.recallTurns(ALICE, "kubernetes question number 19", { live, max: 50 });
+      const deduped = await pager.recallTurns(ALICE, DM, "kubernetes question number 19", { live, max: 50 });
       expect(deduped.map((t) => t.user)).not.toContain("kubernetes question number 19");
       expect(deduped).toHaveLength(19);
     });
@@ -164,8 +167,8 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(await pager.forgetUser(ALICE)).toBe(3); // two records and one turn
       expect(await store.keys(cortexKeys(ALICE).root)).toEqual([]);
       expect(await pager.records(ALICE)).toEqual([]);
-      expect(await pager.recallTurns(ALICE, "cat Miso")).toEqual([]);
-      expect((await pager.pinned(BOB)).profile.map((p) => p.statement)).toEqual(["Bob likes tea"]);
+      expect(await pager.recallTurns(ALICE, DM, "cat Miso")).toEqual([]);
+      expect((await pager.pinned(BOB, DM)).profile.map((p) => p.statement)).toEqual(["Bob likes tea"]);
     });
 
     it("never returns another user's records", async () => {
@@ -183,28 +186,28 @@ for (const { name, factory, skip } of BACKENDS) {
         assistant: "300 USDC",
       });
       const q = "what is my wallet balance";
-      expect(await pager.fault(BOB, q, 5000)).toEqual([]);
-      expect(await pager.faultPatterns(BOB, q)).toEqual([]);
-      expect(await pager.recallTurns(BOB, q)).toEqual([]);
-      expect(await pager.pinned(BOB)).toEqual({ constraints: [], profile: [], activeGoal: "" });
+      expect(await pager.fault(BOB, DM, q, 5000)).toEqual([]);
+      expect(await pager.faultPatterns(BOB, DM, q)).toEqual([]);
+      expect(await pager.recallTurns(BOB, DM, q)).toEqual([]);
+      expect(await pager.pinned(BOB, DM)).toEqual({ constraints: [], profile: [], activeGoal: "" });
       expect((await pager.exportUser(BOB)).records).toEqual([]);
-      expect((await pager.fault(ALICE, q, 5000)).length).toBeGreaterThan(0);
+      expect((await pager.fault(ALICE, DM, q, 5000)).length).toBeGreaterThan(0);
     });
 
     it("keeps its in-process cache valid when another instance writes or forgets", async () => {
       const one = await open("instances");
       const two = createPager({ store: backend && (await secondStore()), now });
       await one.rememberFact(ALICE, "The build server is ci-7");
-      expect((await two.fault(ALICE, "build server", 500)).map((h) => recordLine(h.record))).toEqual([
+      expect((await two.fault(ALICE, DM, "build server", 500)).map((h) => recordLine(h.record))).toEqual([
         "The build server is ci-7",
       ]);
       await one.rememberFact(ALICE, "The build cache lives on ci-8");
-      expect(await two.fault(ALICE, "build", 500)).toHaveLength(2);
+      expect(await two.fault(ALICE, DM, "build", 500)).toHaveLength(2);
       await one.forgetUser(ALICE);
-      expect(await two.fault(ALICE, "build", 500)).toEqual([]);
+      expect(await two.fault(ALICE, DM, "build", 500)).toEqual([]);
       await one.rememberFact(ALICE, "Fresh start: build server is ci-9");
       await one.rememberFact(ALICE, "Second fact after forgetting about build");
-      expect((await two.fault(ALICE, "build", 500)).map((h) => recordLine(h.record)).sort()).toEqual([
+      expect((await two.fault(ALICE, DM, "build", 500)).map((h) => recordLine(h.record)).sort()).toEqual([
         "Fresh start: build server is ci-9",
         "Second fact after forgetting about build",
       ]);
@@ -216,7 +219,7 @@ for (const { name, factory, skip } of BACKENDS) {
       await store.append(cortexKeys(ALICE).records, [{ id: "x", kind: "fact", statement: 42 }]);
       await store.set(cortexKeys(ALICE).version, "changed-by-hand");
       await pager.rememberFact(ALICE, "another valid fact about llamas");
-      expect(await pager.fault(ALICE, "llamas", 500)).toHaveLength(2);
+      expect(await pager.fault(ALICE, DM, "llamas", 500)).toHaveLength(2);
     });
 
     it("faults records written before a restart after it", async () => {
@@ -231,13 +234,13 @@ for (const { name, factory, skip } of BACKENDS) {
       await store.close();
       store = await backend.open();
       const after = createPager({ store, now });
-      expect((await after.pinned(ALICE)).profile.map((p) => p.statement)).toEqual([
+      expect((await after.pinned(ALICE, DM)).profile.map((p) => p.statement)).toEqual([
         "Alice's timezone is Europe/Lisbon",
       ]);
-      expect((await after.fault(ALICE, "API gateway", 500)).map((h) => recordLine(h.record))).toEqual([
+      expect((await after.fault(ALICE, DM, "API gateway", 500)).map((h) => recordLine(h.record))).toEqual([
         "The API gateway is api.example.net",
       ]);
-      expect(await after.recallTurns(ALICE, "API gateway")).toHaveLength(1);
+      expect(await after.recallTurns(ALICE, DM, "API gateway")).toHaveLength(1);
     });
 
     /** Redis: a second connection over the same prefix. File: the same store (one process owns a dir). */

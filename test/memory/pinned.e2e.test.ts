@@ -47,7 +47,7 @@ describe("the pinned block reaches the model, every part of it", () => {
       });
     const ctx = (conversation: string, shared: boolean) => testContext({ conversation, shared });
 
-    // Turn 1, a DM: Ann states a standing rule and a goal that spans turns.
+    // Turn 1, a DM: Ann states a standing rule and a goal that spans turns, for every place.
     ep.script(
       {
         match: isTurn,
@@ -70,13 +70,15 @@ describe("the pinned block reaches the model, every part of it", () => {
             outcome: null,
             constraints: [CONSTRAINT],
             goal: { statement: GOAL, status: "active" },
+            // Said in a DM: without this the rule and goal would stay in DMs (Memory scopes).
+            remember_everywhere: true,
           }),
         },
       },
     );
     await agent().chat(
       {
-        text: "From now on, never spend more than 5 USDC without asking me first. This week I'm migrating billing to eks-prod-8.",
+        text: "From now on, never spend more than 5 USDC without asking me first. This week I'm migrating billing to eks-prod-8. Remember this everywhere.",
         speaker: ANN,
       },
       ctx("slack:T1:D_ANN:D_ANN", false),

@@ -26,6 +26,7 @@ for (const { name, factory, skip } of BACKENDS) {
       const page = await memory.port.fault({
         user: "discord:G1:ana",
         conversation: "discord:G1:C1:T2",
+        place: { kind: "public", workspace: "G1" },
         query: "which cluster is staging? restart it",
         activeGoal: "restart the staging cluster",
         live: [],

@@ -40,6 +40,7 @@ describe("parseWriteback", () => {
       outcome: { summary: "Published v1.2.0", status: "success" },
       constraints: [],
       goal: null,
+      everywhere: false,
     });
   });
 

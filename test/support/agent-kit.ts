@@ -6,6 +6,7 @@
 import type { AgentDeps } from "../../src/core/agent/deps.js";
 import type { AgentEvent, AgentLimits, TurnContext, TurnInput } from "../../src/core/agent/types.js";
 import type { ApprovalChannel } from "../../src/core/approvals/types.js";
+import { parseConversationKey } from "../../src/core/keys.js";
 import type { ToolSchema } from "../../src/core/llm/types.js";
 import {
   EMPTY_PAGE,
@@ -14,6 +15,7 @@ import {
   type MemoryPort,
   type WriteBackJob,
 } from "../../src/core/memory-port.js";
+import type { Place } from "../../src/core/place.js";
 import type { DraftOptions, Reporter } from "../../src/core/reporter.js";
 import type { ToolResult, ToolSurface } from "../../src/core/tools/types.js";
 import { createLlmForTest } from "./llm-for-test.js";
@@ -200,13 +202,23 @@ export interface TestContext extends TurnContext {
   inbox: TurnInput[];
 }
 
+/**
+ * A turn context; without a `place`, a shared conversation is a public channel of its workspace and
+ * any other a DM.
+ */
 export function testContext(over: Partial<TurnContext> = {}): TestContext {
   const controller = new AbortController();
   const events: AgentEvent[] = [];
   const inbox: TurnInput[] = [];
+  const conversation = over.conversation ?? "console:local:tty:test";
+  const place: Place = {
+    kind: over.shared ? "public" : "dm",
+    workspace: parseConversationKey(conversation).workspace,
+  };
   return {
-    conversation: "console:local:tty:test",
+    conversation,
     shared: false,
+    place,
     reporter: recordingReporter(),
     approvals: noApprovals,
     signal: controller.signal,

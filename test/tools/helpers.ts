@@ -47,6 +47,7 @@ export function testContext(signal: AbortSignal = new AbortController().signal):
   return {
     conversation: "console:local:test:main",
     speaker: { userKey: "console:local:tester", displayName: "Tester" },
+    place: { kind: "dm", workspace: "local" },
     reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
     approvals: { present: async () => undefined, update: async () => {} },
     signal,

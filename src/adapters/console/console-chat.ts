@@ -7,6 +7,7 @@ import type { Agent } from "../../core/agent/agent.js";
 import type { TurnInput } from "../../core/agent/types.js";
 import type { ConversationIO } from "../../core/conversations/types.js";
 import type { ConversationKey, Speaker } from "../../core/keys.js";
+import { CONSOLE_PLACE } from "../../core/place.js";
 import type { LineRouter } from "./line-router.js";
 
 export interface ConsoleChatOptions {
@@ -51,6 +52,7 @@ export function createConsoleChat(opts: ConsoleChatOptions): ConsoleChat {
         await opts.agent.chat(input, {
           conversation: opts.conversation,
           shared: false,
+          place: CONSOLE_PLACE,
           reporter: opts.io.reporter,
           approvals: opts.io.approvals,
           signal: controller.signal,

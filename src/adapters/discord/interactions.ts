@@ -2,7 +2,6 @@
  * Interactions: every one is acknowledged at once (a deferred ephemeral reply, well inside Discord's
  * 3 s), then worked on and answered by editing that reply. Approval buttons go to the broker; `/neo`
  * and `/neo-admin` go through the platform-free command layer; `ask` runs a turn with its own IO.
- * The Stop button on an answer being written cancels its turn (the requester's, or an admin's click).
  */
 import {
   ApplicationCommandOptionType,
@@ -26,13 +25,13 @@ import {
 import type { Conversations } from "../../core/conversations/types.js";
 import type { ConversationKey, UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
+import type { Place } from "../../core/place.js";
 import { parseApprovalCustomId } from "./approval-render.js";
-import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
 import { createInteractionIO } from "./interaction-io.js";
-import { discordUser, dmConversation, threadConversation } from "./keys.js";
+import { DM_WORKSPACE, discordUser, dmConversation, threadConversation } from "./keys.js";
+import { placeOf } from "./place.js";
 import { splitMessage } from "./split.js";
-import { parseStopCustomId } from "./stop-button.js";
 
 const CONFIRM_PREFIX = "neo:cmd:";
 const allowedMentions = { parse: [], repliedUser: false } as const;
@@ -42,12 +41,8 @@ export interface InteractionDeps {
   broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;
-  conversations: Pick<Conversations, "submit" | "cancel">;
+  conversations: Pick<Conversations, "submit">;
   editIntervalMs: number;
-  /** Paces answer drafts per channel (shared with the message reporters). */
-  drafts: Pacer;
-  /** A turn in `conversation` was stopped by a click: clear its typing and status line. */
-  stopped(conversation: ConversationKey): Promise<void>;
 }
 
 function speakerOf(i: ButtonInteraction | ChatInputCommandInteraction) {
@@ -55,6 +50,12 @@ function speakerOf(i: ButtonInteraction | ChatInputCommandInteraction) {
     userKey: discordUser(i.guildId, i.user.id),
     displayName: i.inCachedGuild() ? i.member.displayName : (i.user.globalName ?? i.user.username),
   };
+}
+
+/** Where `/neo ask` runs: the channel's place; outside the cache a guild channel counts as public. */
+function interactionPlace(i: ChatInputCommandInteraction): Place {
+  if (!i.guildId) return { kind: "dm", workspace: DM_WORKSPACE };
+  return i.channel ? placeOf(i.channel, i.guildId) : { kind: "public", workspace: i.guildId };
 }
 
 /** The conversation a slash command runs in: the thread, the DM, or the channel itself. */
@@ -135,11 +136,7 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
     return;
   }
   const conversation = conversationOf(d.client, i.guildId, i.channelId);
-  const io = createInteractionIO(i, d.client.rest, {
-    editIntervalMs: d.editIntervalMs,
-    drafts: d.drafts,
-    conversation,
-  });
+  const io = createInteractionIO(i, d.client.rest, d.editIntervalMs);
   await i.editReply({ content: "⏳ Thinking…", allowedMentions });
   const result = await d.conversations.submit(
     {
@@ -148,6 +145,7 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
       speaker,
       text: reply.text,
       shared: i.guildId !== null,
+      place: interactionPlace(i),
       receivedAt: i.createdTimestamp,
     },
     io,
@@ -156,32 +154,7 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
     await i.editReply({ content: `Not taken: ${result.reason.replace("_", " ")}.`, allowedMentions });
 }
 
-/** Stop: only the requester or an admin; the turn ends at its next cancellation point. */
-async function onStop(
-  d: InteractionDeps,
-  i: ButtonInteraction,
-  target: NonNullable<ReturnType<typeof parseStopCustomId>>,
-): Promise<void> {
-  await i.deferReply({ flags: MessageFlags.Ephemeral });
-  const { isAdmin } = contextOf(d, i);
-  if (i.user.id !== target.requesterId && !isAdmin) {
-    await i.editReply({
-      content: "Only the person who asked (or an admin) can stop this answer.",
-      allowedMentions,
-    });
-    return;
-  }
-  const stopped = await d.conversations.cancel(target.conversation);
-  if (stopped) await d.stopped(target.conversation);
-  await i.editReply({ content: stopped ? "Stopped." : "That answer is already finished.", allowedMentions });
-}
-
 async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void> {
-  const stop = parseStopCustomId(i.customId, i.guildId, i.channelId);
-  if (stop) {
-    await onStop(d, i, stop);
-    return;
-  }
   const approval = parseApprovalCustomId(i.customId);
   if (approval) {
     await i.deferReply({ flags: MessageFlags.Ephemeral });

@@ -16,6 +16,7 @@ import { discordFilesOf } from "./files.js";
 import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
 import { discordUser, dmConversation, postChannelOf, threadConversation } from "./keys.js";
 import type { MessageReporter } from "./message-reporter.js";
+import { placeOf } from "./place.js";
 
 /** Threads Neo holds a conversation in; shared by every shard and instance through the store. */
 export const threadMarkKey = (threadId: string): string => `discord:thread:${threadId}`;
@@ -127,6 +128,8 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       text: text || (files.length ? "" : "(no text)"),
       ...(files.length ? { files } : {}),
       shared: route.action !== "dm",
+      // Of the channel the mention came from: the thread Neo opens on it is as public as it is.
+      place: placeOf(message.channel, message.guildId),
       ...(context.length ? { context } : {}),
       receivedAt: message.createdTimestamp,
     };

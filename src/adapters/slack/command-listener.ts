@@ -125,7 +125,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       channel,
       thread: ts,
     });
-    const who = await deps.workspaces.users(command.team_id).get(command.user_id);
+    const [who, kind] = await Promise.all([
+      deps.workspaces.users(command.team_id).get(command.user_id),
+      deps.workspaces.places(command.team_id).kind(channel),
+    ]);
     const io: ConversationIO = {
       reporter: createSlackReporter({
         out,
@@ -142,6 +145,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
         speaker: { userKey: caller, displayName: who.displayName },
         text,
         shared: !channel.startsWith("D"),
+        place: { kind, workspace: command.team_id },
         receivedAt: Date.now(),
       },
       io,

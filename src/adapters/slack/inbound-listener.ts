@@ -120,7 +120,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       return;
     }
     // Name and thread context enrich the message; failing to get them must not lose it (logged).
-    const [who, context_] = await Promise.all([
+    const [who, context_, kind] = await Promise.all([
       deps.workspaces
         .users(me.teamId)
         .get(d.user)
@@ -135,6 +135,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
         );
         return undefined;
       }),
+      deps.workspaces.places(me.teamId).kind(d.channel, d.channelType),
     ]);
     const msg: InboundMessage = {
       id: d.id,
@@ -143,6 +144,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       text: await renderSlackContent(d.content, namesIn(deps.workspaces, me.teamId), me.botUserId),
       ...(d.files.length ? { files: d.files } : {}),
       shared: d.shared,
+      place: { kind, workspace: me.teamId },
       ...(context_ ? { context: context_ } : {}),
       receivedAt: Date.now(),
     };

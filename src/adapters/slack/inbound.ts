@@ -52,6 +52,8 @@ export type InboundDecision =
       /** Files shared with the message (read when it enters the transcript). */
       files: InboundFile[];
       shared: boolean;
+      /** The event's `channel_type`, when it carried one (message events do; app_mention does not). */
+      channelType: string | undefined;
     };
 
 /** Slackbot's own user id: its notices (reminders, tips, "you were added…") land in the DM. */
@@ -116,5 +118,6 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     content,
     files,
     shared: !isDm,
+    channelType: e.channel_type,
   };
 }

@@ -19,5 +19,5 @@ export interface SlackChannels {
 }
 
 export function createSlackChannels(out: SlackOutbound, ttlMs = 10 * 60_000, max = 5000): SlackChannels {
-  return { name: createLookupCache((id) => out.channelName(id), ttlMs, max) };
+  return { name: createLookupCache(async (id) => (await out.channelInfo(id)).name, ttlMs, max) };
 }

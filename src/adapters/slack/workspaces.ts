@@ -7,6 +7,7 @@
 import type { webApi } from "@slack/bolt";
 import type { SlackIdentity } from "./inbound.js";
 import { createSlackOutbound, type SlackOutbound, type SlackRateRules } from "./outbound.js";
+import { createSlackPlaces, type SlackPlaces } from "./places.js";
 import { createRateGate, type RateGate } from "./rate-gate.js";
 import { createSlackChannels, createSlackUsers, type SlackChannels, type SlackUsers } from "./users.js";
 
@@ -27,6 +28,8 @@ export interface SlackWorkspaces {
   users(teamId: string): SlackUsers;
   /** Names of `teamId`'s channels. */
   channels(teamId: string): SlackChannels;
+  /** Whether `teamId`'s conversations are DMs, private or public (memory scopes). */
+  places(teamId: string): SlackPlaces;
   /** Drop what is kept of a workspace (after it uninstalled Neo). */
   forget(teamId: string): void;
   /** Every workspace's calls queue here (shutdown waits for them). */
@@ -48,7 +51,10 @@ export function createSlackWorkspaces(o: {
 }): SlackWorkspaces {
   const gate = createRateGate();
   const bots = new Map<string, { bot: WorkspaceBot; at: number }>();
-  const outs = new Map<string, { out: SlackOutbound; users: SlackUsers; channels: SlackChannels }>();
+  const outs = new Map<
+    string,
+    { out: SlackOutbound; users: SlackUsers; channels: SlackChannels; places: SlackPlaces }
+  >();
 
   const botOf = async (teamId: string): Promise<WorkspaceBot | undefined> => {
     const hit = bots.get(teamId);
@@ -74,7 +80,12 @@ export function createSlackWorkspaces(o: {
         team: teamId,
         token: () => tokenOf(teamId),
       });
-      hit = { out, users: createSlackUsers(out), channels: createSlackChannels(out) };
+      hit = {
+        out,
+        users: createSlackUsers(out),
+        channels: createSlackChannels(out),
+        places: createSlackPlaces(out),
+      };
       outs.set(teamId, hit);
     }
     return hit;
@@ -86,6 +97,7 @@ export function createSlackWorkspaces(o: {
     out: (teamId) => calls(teamId).out,
     users: (teamId) => calls(teamId).users,
     channels: (teamId) => calls(teamId).channels,
+    places: (teamId) => calls(teamId).places,
     forget: (teamId) => {
       bots.delete(teamId);
       outs.delete(teamId);

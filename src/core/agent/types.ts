@@ -6,6 +6,7 @@ import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import type { Message } from "../llm/types.js";
+import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
 import type { BudgetScope } from "../usage/types.js";
 
@@ -59,6 +60,8 @@ export interface TurnContext {
    * author's display name. DMs and the console: no prefix.
    */
   shared: boolean;
+  /** Where the turn runs (DM, private or public channel, and the workspace): what memory may show. */
+  place: Place;
   reporter: Reporter;
   /** The `key` this turn's answer is said with (`Reporter.say`). */
   answerKey?: AnswerKey;

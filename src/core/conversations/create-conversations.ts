@@ -4,8 +4,9 @@
  * limit), evicts idle agents from memory, sweeps the store for work nobody holds, and shuts down by
  * cutting running turns at their next cancellation point so the next start resumes them.
  */
-import type { ConversationKey, UserKey } from "../keys.js";
+import { type ConversationKey, parseConversationKey, type UserKey } from "../keys.js";
 import { log } from "../log.js";
+import type { Place } from "../place.js";
 import { parseInbound } from "./inbound.js";
 import { createJournal, LOCK_PREFIX } from "./journal.js";
 import { createLeases } from "./lease.js";
@@ -13,7 +14,6 @@ import type { LogEntry } from "./log-entry.js";
 import { recordSubmitted } from "./observe.js";
 import { resetSummary } from "./replay.js";
 import { createSlots, type SlotGrant, SlotsClosedError } from "./slots.js";
-import { createSpeakers } from "./speakers.js";
 import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
 import type {
   ConversationIO,
@@ -34,7 +34,6 @@ const CONTROL_ATTEMPTS = 9;
 export function createConversations(options: ConversationsOptions): ConversationsService {
   const { store, limits, instanceId } = options;
   const journal = createJournal(store, limits.dedupeTtlMs);
-  const speakers = createSpeakers(store);
   const leases = createLeases(store, instanceId, limits.leaseMs);
   const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
   const threads = new Map<ConversationKey, Thread>();
@@ -242,7 +241,6 @@ export function createConversations(options: ConversationsOptions): Conversation
       const fresh = await journal.record(message);
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
-      await speakers.record(message.conversation, message.speaker.userKey);
       const t = thread(message.conversation);
       t.lastSpeaker = message.speaker.userKey;
       if (io) t.ios.set(message.id, io);
@@ -252,8 +250,6 @@ export function createConversations(options: ConversationsOptions): Conversation
       schedule(t);
       return { accepted: true };
     },
-
-    spokeIn: (key, user) => speakers.spokeIn(key, user),
 
     async reset(key) {
       abortTurn(key, "reset");
@@ -274,7 +270,9 @@ export function createConversations(options: ConversationsOptions): Conversation
     async compact(key) {
       await control(key, async (live, e, t) => {
         const signal = new AbortController().signal;
-        await live.agent.compact("manual", turnContext(t, live, e, e.options.io(t.key), true, signal));
+        // Compaction reads no memory; the narrowest place is given all the same.
+        const place: Place = { kind: "public", workspace: parseConversationKey(t.key).workspace };
+        await live.agent.compact("manual", turnContext(t, live, e, e.options.io(t.key), true, place, signal));
       });
     },
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { TurnInput } from "../agent/types.js";
 import { parseConversationKey } from "../keys.js";
+import { type Place, placeSchema } from "../place.js";
 import type { InboundMessage } from "./types.js";
 
 const inboundSchema = z.object({
@@ -32,6 +33,7 @@ const inboundSchema = z.object({
       }),
     )
     .optional(),
+  place: placeSchema,
   context: z.array(z.string()).optional(),
   receivedAt: z.number(),
 });
@@ -56,6 +58,16 @@ export function toTurnInput(m: InboundMessage): TurnInput {
     ? `[Earlier messages in this thread, for context]\n${m.context.join("\n")}\n[End of context]\n\n${m.text}`
     : m.text;
   return m.files?.length ? { text, speaker: m.speaker, files: m.files } : { text, speaker: m.speaker };
+}
+
+/**
+ * The place of a journaled message. Messages journaled before places existed have none: a DM stays
+ * a DM, anything shared is taken as public (the turn then shows the least memory).
+ */
+export function placeOf(m: InboundMessage): Place {
+  if (m.place) return m.place;
+  const { workspace } = parseConversationKey(m.conversation);
+  return { kind: m.shared ? "public" : "dm", workspace };
 }
 
 /** What the loop is told when it resumes a turn a restart cut short. */

@@ -8,7 +8,8 @@
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
-import { RESUME_NOTE, toTurnInput } from "./inbound.js";
+import type { Place } from "../place.js";
+import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
 import type { Journal } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
@@ -193,12 +194,14 @@ export function turnContext(
   env: ThreadEnv,
   io: ConversationIO,
   shared: boolean,
+  place: Place,
   signal: AbortSignal,
   before: () => LogEntry[] = () => [],
 ): TurnContext {
   return {
     conversation: t.key,
     shared,
+    place,
     reporter: io.reporter,
     approvals: io.approvals,
     ...(io.files ? { files: io.files } : {}),
@@ -250,7 +253,7 @@ async function runTurn(
     return [entry];
   };
   const ctx: TurnContext = {
-    ...turnContext(t, live, env, io, opening.shared, controller.signal, takeHanded),
+    ...turnContext(t, live, env, io, opening.shared, placeOf(opening), controller.signal, takeHanded),
     answerKey: { id: opening.id },
     drainInbox: (): TurnInput[] => {
       const out = live.pending.splice(0, requesterRun(live.pending, opening));

@@ -1,10 +1,13 @@
 /**
  * The Pager: the cortex API. Writes append record versions to the user's list and bump the user's
  * version token; reads rank the cached user view (user-view.ts) in process. Every call names the
- * user: there is no way to read or write records without saying whose they are.
+ * user, and every read names the place it is for: there is no way to read records without saying
+ * whose they are and where they would be shown. Records merge (dedupe, reinforcement) only within
+ * one audience (`scopeOf`).
  */
 import { randomUUID } from "node:crypto";
-import type { ConversationKey, UserKey } from "../../core/keys.js";
+import type { UserKey } from "../../core/keys.js";
+import { type Place, scopeOf } from "../../core/place.js";
 import type { Store } from "../../store/types.js";
 import { candidate, reinforce, samePattern } from "./patterns.js";
 import {
@@ -22,6 +25,7 @@ import {
   cortexKeys,
   type FactRecord,
   type GoalRecord,
+  type Origin,
   type OutcomeRecord,
   type OutcomeStatus,
   type PatternRecord,
@@ -33,34 +37,46 @@ import {
 import { createUserViews, statementKey } from "./user-view.js";
 
 export interface Pager {
-  rememberFact(user: UserKey, statement: string, source?: ConversationKey): Promise<FactRecord>;
-  /** Deduped by normalized statement: a repeat returns the existing record. */
-  rememberUserFact(user: UserKey, statement: string, source?: ConversationKey): Promise<UserFactRecord>;
-  /** Same identity (name, else trigger, else steps) → coverage + 1 and strength up; else a new candidate. */
+  /** Without an origin a record has no provenance, and counts as learned in a DM. */
+  rememberFact(user: UserKey, statement: string, origin?: Origin): Promise<FactRecord>;
+  /** Deduped by normalized statement within one audience: a repeat returns the existing record. */
+  rememberUserFact(user: UserKey, statement: string, origin?: Origin): Promise<UserFactRecord>;
+  /**
+   * Same identity (name, else trigger, else steps) for the same audience → coverage + 1 and
+   * strength up; else a new candidate.
+   */
   reinforcePattern(
     user: UserKey,
     spec: PatternSpec,
-    source?: ConversationKey,
+    origin?: Origin,
   ): Promise<{ record: PatternRecord; reinforced: boolean }>;
   recordOutcome(
     user: UserKey,
     summary: string,
     status: OutcomeStatus,
-    source?: ConversationKey,
+    origin?: Origin,
   ): Promise<OutcomeRecord>;
-  setGoal(user: UserKey, statement: string, source?: ConversationKey): Promise<GoalRecord>;
+  setGoal(user: UserKey, statement: string, origin?: Origin): Promise<GoalRecord>;
   closeGoal(user: UserKey, id: string, status: "done" | "abandoned"): Promise<GoalRecord | undefined>;
-  rememberConstraint(user: UserKey, statement: string, source?: ConversationKey): Promise<ConstraintRecord>;
+  rememberConstraint(user: UserKey, statement: string, origin?: Origin): Promise<ConstraintRecord>;
+  /** The user asked for it: record `id` is shown everywhere from now on. Undefined when unknown. */
+  widen(user: UserKey, id: string): Promise<CortexRecord | undefined>;
   /** Keep one completed exchange for recall in later conversations. */
   recordTurn(user: UserKey, turn: Omit<TurnRecord, "id" | "at">): Promise<TurnRecord>;
-  /** Records most relevant to `query` (relevance × recency × strength) that fit `tokenBudget`. */
-  fault(user: UserKey, query: string, tokenBudget: number): Promise<ScoredRecord[]>;
-  /** Patterns whose trigger matches the goal, strongest relevant first. */
-  faultPatterns(user: UserKey, goal: string, limit?: number): Promise<ScoredRecord<PatternRecord>[]>;
-  pinned(user: UserKey, activeGoal?: string): Promise<PinnedBlock>;
-  /** Relevant past turns (up to 16), oldest first, not already in the live transcript. */
-  recallTurns(user: UserKey, query: string, opts?: RecallOptions): Promise<TurnRecord[]>;
-  /** The latest version of every record. */
+  /** Records visible `here` most relevant to `query` (relevance × recency × strength) that fit `tokenBudget`. */
+  fault(user: UserKey, here: Place, query: string, tokenBudget: number): Promise<ScoredRecord[]>;
+  /** Patterns visible `here` whose trigger matches the goal, strongest relevant first. */
+  faultPatterns(
+    user: UserKey,
+    here: Place,
+    goal: string,
+    limit?: number,
+  ): Promise<ScoredRecord<PatternRecord>[]>;
+  /** Constraints, profile and open goal visible `here`. */
+  pinned(user: UserKey, here: Place, activeGoal?: string): Promise<PinnedBlock>;
+  /** Relevant past turns visible `here` (up to 16), oldest first, not already in the live transcript. */
+  recallTurns(user: UserKey, here: Place, query: string, opts?: RecallOptions): Promise<TurnRecord[]>;
+  /** The latest version of every record, wherever learned (for the user's own `/neo memory`, export). */
   records(user: UserKey): Promise<CortexRecord[]>;
   /** Wipe everything held for the user. Resolves with how many records and turns were removed. */
   forgetUser(user: UserKey): Promise<number>;
@@ -99,21 +115,27 @@ export function createPager(opts: PagerOptions): Pager {
     return record;
   }
 
-  const stamp = (source?: ConversationKey) => {
+  const stamp = (origin?: Origin) => {
     const t = now();
-    return { id: randomUUID(), createdAt: t, updatedAt: t, source: source ?? null };
+    return {
+      id: randomUUID(),
+      createdAt: t,
+      updatedAt: t,
+      source: origin?.conversation ?? null,
+      ...(origin ? { learned: origin.learned } : {}),
+    };
   };
 
   const rememberStatement =
     <K extends "fact" | "user_fact" | "constraint">(kind: K) =>
-    (user: UserKey, statement: string, source?: ConversationKey) =>
+    (user: UserKey, statement: string, origin?: Origin) =>
       serial(user, async () => {
         const view = await views.get(user);
-        const existing = view.statements.get(statementKey(kind, statement)) as
+        const existing = view.statements.get(statementKey(kind, statement, origin?.learned)) as
           | Extract<CortexRecord, { kind: K }>
           | undefined;
         if (existing) return existing;
-        return put(user, { ...stamp(source), kind, statement: statement.trim() } as Extract<
+        return put(user, { ...stamp(origin), kind, statement: statement.trim() } as Extract<
           CortexRecord,
           { kind: K }
         >);
@@ -124,22 +146,38 @@ export function createPager(opts: PagerOptions): Pager {
     rememberUserFact: rememberStatement("user_fact"),
     rememberConstraint: rememberStatement("constraint"),
 
-    reinforcePattern: (user, spec, source) =>
+    reinforcePattern: (user, spec, origin) =>
       serial(user, async () => {
         const view = await views.get(user);
-        const existing = [...view.patterns.values()].find((r) => samePattern(r, spec));
+        const audience = scopeOf(origin?.learned);
+        const existing = [...view.patterns.values()].find(
+          (r) => scopeOf(r.learned) === audience && samePattern(r, spec),
+        );
         if (existing) return { record: await put(user, reinforce(existing, spec, now())), reinforced: true };
-        const record = candidate(spec, stamp(source));
+        const record = candidate(spec, stamp(origin));
         return { record: await put(user, record), reinforced: false };
       }),
 
-    recordOutcome: (user, summary, status, source) =>
-      serial(user, () => put(user, { ...stamp(source), kind: "outcome", summary: summary.trim(), status })),
+    recordOutcome: (user, summary, status, origin) =>
+      serial(user, () => put(user, { ...stamp(origin), kind: "outcome", summary: summary.trim(), status })),
 
-    setGoal: (user, statement, source) =>
+    setGoal: (user, statement, origin) =>
       serial(user, () =>
-        put(user, { ...stamp(source), kind: "goal", statement: statement.trim(), status: "active" }),
+        put(user, { ...stamp(origin), kind: "goal", statement: statement.trim(), status: "active" }),
       ),
+
+    widen: (user, id) =>
+      serial(user, async () => {
+        const record = (await views.get(user)).records.get(id);
+        if (!record) return undefined;
+        if (record.learned?.everywhere) return record;
+        // A record without provenance was learned in a DM; its workspace is no longer known.
+        const learned = {
+          ...(record.learned ?? { kind: "dm" as const, workspace: "unknown" }),
+          everywhere: true,
+        };
+        return put(user, { ...record, learned, updatedAt: now() });
+      }),
 
     closeGoal: (user, id, status) =>
       serial(user, async () => {
@@ -157,10 +195,13 @@ export function createPager(opts: PagerOptions): Pager {
         return record;
       }),
 
-    fault: async (user, query, tokenBudget) => rankRecords(await views.get(user), query, tokenBudget, now()),
-    faultPatterns: async (user, goal, limit = 3) => rankPatterns(await views.get(user), goal, limit, now()),
-    pinned: async (user, activeGoal) => pinnedOf(await views.get(user), activeGoal),
-    recallTurns: async (user, query, ro = {}) => recallFrom(await views.get(user), query, ro, now()),
+    fault: async (user, here, query, tokenBudget) =>
+      rankRecords(await views.get(user), here, query, tokenBudget, now()),
+    faultPatterns: async (user, here, goal, limit = 3) =>
+      rankPatterns(await views.get(user), here, goal, limit, now()),
+    pinned: async (user, here, activeGoal) => pinnedOf(await views.get(user), here, activeGoal),
+    recallTurns: async (user, here, query, ro = {}) =>
+      recallFrom(await views.get(user), here, query, ro, now()),
 
     async records(user) {
       return [...(await views.get(user)).records.values()];

@@ -1,8 +1,10 @@
 /**
  * Reading a user's view: ranking records, patterns and past turns, and assembling the pinned
- * block. Pure functions of the view and the clock.
+ * block. Pure functions of the view, the place the reading turn runs in and the clock: nothing
+ * learned in a more private place than `here` is ever returned (`visibleIn`).
  */
 import type { Message } from "../../core/llm/types.js";
+import { type Place, scopeOf, visibleIn } from "../../core/place.js";
 import type { ConstraintRecord, CortexRecord, PatternRecord, TurnRecord, UserFactRecord } from "./records.js";
 import { estimateTokens, normalizeStatement } from "./text.js";
 import type { UserView } from "./user-view.js";
@@ -57,10 +59,16 @@ export function recordLine(r: CortexRecord): string {
 }
 
 /** Records most relevant to `query` (relevance × recency × strength) that fit `tokenBudget`. */
-export function rankRecords(view: UserView, query: string, tokenBudget: number, now: number): ScoredRecord[] {
+export function rankRecords(
+  view: UserView,
+  here: Place,
+  query: string,
+  tokenBudget: number,
+  now: number,
+): ScoredRecord[] {
   // Profile and constraints are not in this index; an active goal is pinned, so it is skipped.
   const weight = (r: CortexRecord) =>
-    r.kind === "goal" && r.status === "active"
+    (r.kind === "goal" && r.status === "active") || !visibleIn(r.learned, here)
       ? 0
       : recency(r.updatedAt, now) * (r.kind === "pattern" ? 0.5 + r.strength : 1);
   const out: ScoredRecord[] = [];
@@ -77,43 +85,55 @@ export function rankRecords(view: UserView, query: string, tokenBudget: number, 
 /** Patterns whose name or trigger matches the goal, strongest relevant first. */
 export function rankPatterns(
   view: UserView,
+  here: Place,
   goal: string,
   limit: number,
   now: number,
 ): ScoredRecord<PatternRecord>[] {
   return view.patternIndex
-    .search(goal, limit, (r) => (0.5 + r.strength) * recency(r.updatedAt, now))
+    .search(goal, limit, (r) =>
+      visibleIn(r.learned, here) ? (0.5 + r.strength) * recency(r.updatedAt, now) : 0,
+    )
     .map((h) => ({ record: h.payload, score: h.score }));
 }
 
 const newestFirst = <R extends CortexRecord>(xs: Iterable<R>) =>
   [...xs].sort((a, b) => b.updatedAt - a.updatedAt);
 
-/** The stored part of the pinned block, memoized per view revision (it only changes on writes). */
-const pinnedCache = new WeakMap<UserView, { revision: number; block: PinnedBlock }>();
+/**
+ * The stored part of the pinned block, memoized per view revision (it only changes on writes) and
+ * per audience of the place (a DM, or a kind of channel in one workspace).
+ */
+const pinnedCache = new WeakMap<UserView, { revision: number; blocks: Map<string, PinnedBlock> }>();
 
-export function pinnedOf(view: UserView, activeGoal?: string): PinnedBlock {
+export function pinnedOf(view: UserView, here: Place, activeGoal?: string): PinnedBlock {
   let cached = pinnedCache.get(view);
   if (cached?.revision !== view.revision) {
+    cached = { revision: view.revision, blocks: new Map() };
+    pinnedCache.set(view, cached);
+  }
+  const audience = scopeOf(here);
+  let block = cached.blocks.get(audience);
+  if (!block) {
+    const visible = <R extends CortexRecord>(xs: Iterable<R>) =>
+      newestFirst(xs).filter((r) => visibleIn(r.learned, here));
     const seen = new Set<string>();
     const profile: UserFactRecord[] = [];
-    for (const f of newestFirst(view.profile.values())) {
+    for (const f of visible(view.profile.values())) {
       const k = normalizeStatement(f.statement);
       if (seen.has(k)) continue;
       seen.add(k);
       profile.push(f);
       if (profile.length >= PROFILE_MAX) break;
     }
-    const goal = newestFirst(view.goals.values()).find((g) => g.status === "active");
-    const block = {
-      constraints: newestFirst(view.constraints.values()),
+    const goal = visible(view.goals.values()).find((g) => g.status === "active");
+    block = {
+      constraints: visible(view.constraints.values()),
       profile,
       activeGoal: goal?.statement ?? "",
     };
-    cached = { revision: view.revision, block };
-    pinnedCache.set(view, cached);
+    cached.blocks.set(audience, block);
   }
-  const { block } = cached;
   return {
     constraints: [...block.constraints],
     profile: [...block.profile],
@@ -122,7 +142,13 @@ export function pinnedOf(view: UserView, activeGoal?: string): PinnedBlock {
 }
 
 /** Relevant past turns (up to `max`), oldest first, within the budget, not already live. */
-export function recallFrom(view: UserView, query: string, opts: RecallOptions, now: number): TurnRecord[] {
+export function recallFrom(
+  view: UserView,
+  here: Place,
+  query: string,
+  opts: RecallOptions,
+  now: number,
+): TurnRecord[] {
   const max = opts.max ?? DEFAULT_RECALL_TURNS;
   const budget = opts.tokenBudget ?? Number.POSITIVE_INFINITY;
   // Exact line matches only: "number 1" must not count as present because "number 19" is.
@@ -135,7 +161,7 @@ export function recallFrom(view: UserView, query: string, opts: RecallOptions, n
   const picked: number[] = [];
   let used = 0;
   for (const { payload: i } of view.turnIndex.search(query, max * 4, (i) =>
-    recency(view.turns[i]!.at, now),
+    visibleIn(view.turns[i]!.learned, here) ? recency(view.turns[i]!.at, now) : 0,
   )) {
     if (picked.length >= max) break;
     if (alreadyLive(i)) continue;

@@ -1,9 +1,11 @@
 /**
- * Cortex records: what Neo remembers about one user. Every record carries an id, timestamps and
- * the conversation it came from. Records are validated with zod whenever they are read back.
+ * Cortex records: what Neo remembers about one user. Every record carries an id, timestamps, the
+ * conversation it came from and the place it was learned in (its provenance: who may see it, see
+ * `core/place.ts`). Records are validated with zod whenever they are read back.
  */
 import { z } from "zod";
-import type { UserKey } from "../../core/keys.js";
+import type { ConversationKey, UserKey } from "../../core/keys.js";
+import { type Provenance, provenanceSchema } from "../../core/place.js";
 
 const base = {
   id: z.string().min(1),
@@ -12,6 +14,8 @@ const base = {
   updatedAt: z.number(),
   /** The conversation key the record was learned in; null when not from a conversation. */
   source: z.string().nullable(),
+  /** Where it was learned; absent on records written before places existed (they count as `dm`). */
+  learned: provenanceSchema.optional(),
 };
 
 const text = z.string().trim().min(1);
@@ -78,8 +82,16 @@ export const turnRecord = z.object({
   user: z.string(),
   /** Neo's final answer. */
   assistant: z.string(),
+  /** Where the exchange took place; absent = `dm`. */
+  learned: provenanceSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecord>;
+
+/** Where a write comes from: the conversation and the place it ran in. */
+export interface Origin {
+  conversation: ConversationKey;
+  learned: Provenance;
+}
 
 /** A pattern as extracted or supplied, before it has identity and counters. */
 export interface PatternSpec {

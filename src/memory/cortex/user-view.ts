@@ -6,6 +6,7 @@
  */
 import type { UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
+import { type Provenance, scopeOf } from "../../core/place.js";
 import type { Store } from "../../store/types.js";
 import { createLexicalIndex, type LexicalIndex } from "./lexical-index.js";
 import {
@@ -35,7 +36,7 @@ export interface UserView {
   revision: number;
   /** Turns by what the user said; payload = position in `turns`. */
   turnIndex: LexicalIndex<number>;
-  /** Statement records (fact, user_fact, constraint) by `kind|normalized statement`, latest wins. */
+  /** Statement records (fact, user_fact, constraint) by `kind|scope|normalized statement`, latest wins. */
   statements: Map<string, CortexRecord>;
   patterns: Map<string, PatternRecord>;
   profile: Map<string, UserFactRecord>;
@@ -43,9 +44,12 @@ export interface UserView {
   goals: Map<string, GoalRecord>;
 }
 
-/** Dedupe identity of a statement record. */
-export function statementKey(kind: string, statement: string): string {
-  return `${kind}|${normalizeStatement(statement)}`;
+/**
+ * Dedupe identity of a statement record: the same words learned for the same audience. The same
+ * words from a narrower place stay a separate record, so widening one never widens the other.
+ */
+export function statementKey(kind: string, statement: string, learned: Provenance | undefined): string {
+  return `${kind}|${scopeOf(learned)}|${normalizeStatement(statement)}`;
 }
 
 interface Cached extends UserView {
@@ -83,15 +87,15 @@ export function weightBound(r: CortexRecord): number {
 function index(view: UserView, r: CortexRecord): void {
   switch (r.kind) {
     case "user_fact":
-      view.statements.set(statementKey(r.kind, r.statement), r);
+      view.statements.set(statementKey(r.kind, r.statement, r.learned), r);
       view.profile.set(r.id, r);
       return;
     case "constraint":
-      view.statements.set(statementKey(r.kind, r.statement), r);
+      view.statements.set(statementKey(r.kind, r.statement, r.learned), r);
       view.constraints.set(r.id, r);
       return;
     case "fact":
-      view.statements.set(statementKey(r.kind, r.statement), r);
+      view.statements.set(statementKey(r.kind, r.statement, r.learned), r);
       break;
     case "goal":
       view.goals.set(r.id, r);

@@ -1,11 +1,15 @@
 /**
- * Writing a parsed write-back extract into one user's cortex.
+ * Writing a parsed write-back extract into one user's cortex, every record stamped with the place
+ * the turn ran in.
  */
-import type { ConversationKey, UserKey } from "../../core/keys.js";
+import type { UserKey } from "../../core/keys.js";
+import type { WriteBackJob } from "../../core/memory-port.js";
+import { visibleIn } from "../../core/place.js";
 import type { Pager } from "../cortex/pager.js";
-import type { GoalRecord } from "../cortex/records.js";
+import type { GoalRecord, Origin } from "../cortex/records.js";
 import { normalizeStatement } from "../cortex/text.js";
 import type { GoalChange, WritebackExtract } from "./parse.js";
+import { lastExchange } from "./prompt.js";
 
 export interface ApplyCounts {
   facts: number;
@@ -17,10 +21,26 @@ export interface ApplyCounts {
   goals: number;
 }
 
+/** The user's own words ask for it; a tool result or page the model read cannot. */
+const ASKED_EVERYWHERE = /\beverywhere\b/i;
+
+/**
+ * Where the job's records are learned: the turn's place, widened only when the cheap model says
+ * the user asked for it AND the user's own messages of the turns say "everywhere" (so text the
+ * model merely read, a tool result or a pasted page, cannot widen a DM's secrets).
+ */
+export function originOf(batch: readonly WriteBackJob[], extract: WritebackExtract): Origin {
+  // The jobs of a batch share one conversation, so one place.
+  const { conversation, place } = batch[0]!;
+  const words = batch.map((j) => lastExchange(j.transcript)?.user ?? "").join("\n");
+  const widen = extract.everywhere && ASKED_EVERYWHERE.test(words);
+  return { conversation, learned: { ...place, ...(widen ? { everywhere: true } : {}) } };
+}
+
 export async function applyWriteback(
   pager: Pager,
   user: UserKey,
-  source: ConversationKey,
+  source: Origin,
   extract: WritebackExtract,
 ): Promise<ApplyCounts> {
   for (const f of extract.facts) await pager.rememberFact(user, f, source);
@@ -45,9 +65,13 @@ export async function applyWriteback(
  * the open goal it names, else the newest open one (the one the model was shown). 1 when a record
  * was written.
  */
-async function applyGoal(pager: Pager, user: UserKey, source: ConversationKey, change: GoalChange) {
+async function applyGoal(pager: Pager, user: UserKey, source: Origin, change: GoalChange) {
+  // Only goals this place may see: the model was shown no other, so it can only mean one of these.
   const open = (await pager.records(user))
-    .filter((r): r is GoalRecord => r.kind === "goal" && r.status === "active")
+    .filter(
+      (r): r is GoalRecord =>
+        r.kind === "goal" && r.status === "active" && visibleIn(r.learned, source.learned),
+    )
     .sort((a, b) => b.updatedAt - a.updatedAt);
   const same = open.find((g) => normalizeStatement(g.statement) === normalizeStatement(change.statement));
   if (change.status === "active") {

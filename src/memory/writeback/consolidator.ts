@@ -15,7 +15,7 @@ import type { WriteBackJob } from "../../core/memory-port.js";
 import { metrics } from "../../ops/metrics.js";
 import type { Store } from "../../store/types.js";
 import type { Pager } from "../cortex/pager.js";
-import { applyWriteback } from "./apply.js";
+import { applyWriteback, originOf } from "./apply.js";
 import { parseWriteback } from "./parse.js";
 import { renderForWriteback, WRITEBACK_PROMPT } from "./prompt.js";
 
@@ -105,7 +105,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     const { user, conversation } = batch[0]!;
     if (!opts.store.healthy()) throw new Error("store unavailable; write-back skipped");
     // The open goal on record, so the model can say this turn finished it.
-    const { activeGoal } = await opts.pager.pinned(user);
+    const { activeGoal } = await opts.pager.pinned(user, batch[0]!.place);
     stats.calls++;
     const completion = await opts.llm.complete({
       role: "cheap",
@@ -125,7 +125,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       tags: { purpose: "writeback", conversation, user },
     });
     const extract = parseWriteback(completion.content ?? "");
-    const counts = await applyWriteback(opts.pager, user, conversation, extract);
+    const counts = await applyWriteback(opts.pager, user, originOf(batch, extract), extract);
     stats.written.facts += counts.facts;
     stats.written.userFacts += counts.userFacts;
     stats.written.patterns += counts.patterns;

@@ -23,6 +23,11 @@ export interface WritebackExtract {
   /** Standing rules the user set for Neo: pinned as hard constraints. */
   constraints: string[];
   goal: GoalChange | null;
+  /**
+   * The user explicitly asked that what they said be remembered everywhere ("remember this
+   * everywhere"): the records of this turn are shown in every place, not only where it ran.
+   */
+  everywhere: boolean;
 }
 
 export const EMPTY_EXTRACT: WritebackExtract = {
@@ -32,6 +37,7 @@ export const EMPTY_EXTRACT: WritebackExtract = {
   outcome: null,
   constraints: [],
   goal: null,
+  everywhere: false,
 };
 
 /** The outermost JSON object in `text`, or undefined when there is none that parses. */
@@ -56,6 +62,7 @@ const answer = z.object({
   outcome: z.unknown().optional(),
   constraints: list.default([]),
   goal: z.unknown().optional(),
+  remember_everywhere: z.unknown().optional(),
 });
 
 const strings = z
@@ -128,5 +135,6 @@ export function parseWriteback(text: string): WritebackExtract {
     outcome: o.success ? o.data : null,
     constraints: takeStatements(a.constraints, WRITEBACK_LIMITS.constraints),
     goal: g.success ? g.data : null,
+    everywhere: a.remember_everywhere === true,
   };
 }

@@ -18,7 +18,8 @@ Answer with ONE JSON object and nothing else:
   "patterns": [{"name": "...", "trigger": "...", "preconditions": ["..."], "steps": ["..."], "gotchas": ["..."], "success_criteria": ["..."]}],
   "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null,
   "constraints": ["..."],
-  "goal": {"statement": "...", "status": "active" | "done" | "abandoned"} or null
+  "goal": {"statement": "...", "status": "active" | "done" | "abandoned"} or null,
+  "remember_everywhere": false
 }
 
 What goes where:
@@ -35,9 +36,12 @@ What goes where:
 - goal: {"status": "active"} with the goal when the user started a task that spans several turns and
   is not finished; {"status": "done"} or {"status": "abandoned"} with the open goal on record when
   this turn finished it or the user dropped it; otherwise null.
+- remember_everywhere: true only when the user explicitly asked in this turn that it be remembered
+  everywhere (in every channel, also public ones), e.g. "remember this everywhere". Otherwise false:
+  what the user says is remembered only for places at least as private as this one.
 
 Rules:
-- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null, "constraints": [], "goal": null}.
+- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null, "constraints": [], "goal": null, "remember_everywhere": false}.
 - Copy identifiers (addresses, ids, hashes, file paths, URLs, amounts) exactly, character for character.
 - Write each fact as one short, self-contained sentence that makes sense without the conversation.
 - At most 5 facts, 5 user_facts, 3 patterns, 3 constraints.`;

@@ -17,6 +17,7 @@ import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
+import type { Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
 import { LIMITS } from "../../conversations/harness.js";
@@ -25,7 +26,6 @@ import {
   type FakeDiscordOptions,
   startFakeDiscord,
 } from "../../fakes/discord/fake-discord.js";
-import type { MessagePayload } from "../../fakes/discord/payloads.js";
 import { type ConversationDeps, createConversationDeps } from "../../fixtures/conversation-deps.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";
 import { NO_USAGE, usageCommands } from "../../support/usage-commands.js";
@@ -43,6 +43,8 @@ export interface Rig {
   dir: string;
   /** User keys whose memory `/neo forget` wiped. */
   forgotten: string[];
+  /** With `memory`: the real memory the loop uses. */
+  memory?: Memory;
   /** A new Client and adapter (empty caches) on the same store and conversations: a restart. */
   restartAdapter(): Promise<void>;
   /** Let a held `gate__wait_for_gate(name)` call finish. */
@@ -53,8 +55,6 @@ export interface Rig {
 export interface RigOptions {
   fake?: FakeDiscordOptions;
   approvalTtlMs?: number;
-  /** Gap per call between updates of an answer being written (default 0 here; the adapter's is 1,500 ms). */
-  draftIntervalMs?: number;
   /** NEO_ADMIN_USER_IDS, built from the fake's (fresh) user ids. */
   adminIds?: (fake: FakeDiscord) => string[];
   /** NEO_ANSWER_BOTS, built from the fake's (fresh) user ids. */
@@ -65,6 +65,10 @@ export interface RigOptions {
   budgetUsd?: number;
   /** File intake limits over the defaults (e.g. `vision: true`). */
   files?: Partial<FileLimits>;
+  /** Real memory (and `memory_recall`) over the store; `/neo memory` describes it. */
+  memory?: boolean;
+  /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
+  redis?: { url: string; prefix: string };
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
@@ -72,13 +76,16 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const fake = await startFakeDiscord(opts.fake);
   const ep = await startScriptedOpenAI([]);
   let deps: ConversationDeps | undefined;
-  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
+  const store = opts.redis
+    ? await createStore({ redisUrl: opts.redis.url, dataDir: "unused", prefix: opts.redis.prefix })
+    : await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
   deps = await createConversationDeps({
     endpointUrl: ep.url,
     gateDir: dir,
     ...(opts.env ? { env: opts.env } : {}),
     usage: { store, userDailyUsd: opts.budgetUsd },
     files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...opts.files } }),
+    ...(opts.memory ? { memoryStore: store } : {}),
   });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });
@@ -106,6 +113,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     access,
     forgotten,
     usageCommands(deps.usage!),
+    deps.memory,
   );
   const makeAdapter = () =>
     createDiscordAdapter({
@@ -120,7 +128,6 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       commands,
       store,
       editIntervalMs: 0,
-      draftIntervalMs: opts.draftIntervalMs ?? 0,
     });
   adapter = makeAdapter();
   await conversations.start();
@@ -147,6 +154,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     adapter,
     dir,
     forgotten,
+    ...(deps.memory ? { memory: deps.memory } : {}),
     async restartAdapter() {
       await adapter?.stop();
       adapter = makeAdapter();
@@ -158,6 +166,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       await adapter?.stop();
       await conversations.shutdown(1000);
       await deps?.close();
+      if (opts.redis) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
       await fake.close();
       await ep.close();
@@ -174,14 +183,15 @@ export function testCommandDeps(
   access: CommandDeps["access"],
   forgotten: string[] = [],
   usage: CommandDeps["usage"] = NO_USAGE,
+  memory?: Memory,
 ): CommandDeps {
   return {
     conversations,
     memory: {
-      describe: async () => "",
+      describe: async (user) => (memory ? memory.describe(user) : ""),
       forget: async (user) => {
         forgotten.push(user);
-        return 0;
+        return memory ? memory.forget(user) : 0;
       },
     },
     tools: {
@@ -189,12 +199,7 @@ export function testCommandDeps(
       servers: () => [],
       reload: async () => [],
     },
-    approvals: {
-      pending: () => broker.listPending(),
-      cancel: (id, by) => broker.cancel(id, by),
-      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
-      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
-    },
+    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
     access,
     caps: { setLimit: async () => {} },
     usage,
@@ -216,28 +221,4 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${label}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** The bot's own messages in a channel as they stand now, oldest first (not interaction replies). */
-export function botMessages(fake: FakeDiscord, channelId: string): MessagePayload[] {
-  return fake.channelMessages(channelId).filter((m) => m.author.id === fake.bot.id && !m.webhook_id);
-}
-
-/**
- * Wait until the bot's messages in `channelId` read exactly `texts` and none carries a button (an
- * answer being written carries Stop): the answer is finished, whether streamed or said whole.
- */
-export async function untilShown(fake: FakeDiscord, channelId: string, texts: string[]): Promise<void> {
-  const now = () => botMessages(fake, channelId);
-  await until(`the answer reads ${JSON.stringify(texts).slice(0, 80)}`, () => {
-    const list = now();
-    return (
-      list.length === texts.length &&
-      list.every(
-        (m, i) => m.content === texts[i] && ((m.components as unknown[] | undefined) ?? []).length === 0,
-      )
-    );
-  }).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}; shown: ${JSON.stringify(now().map((m) => m.content))}`);
-  });
 }

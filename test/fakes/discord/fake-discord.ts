@@ -24,23 +24,6 @@ import { createRestServer, type RateLimitRule, type RecordedCall, type RestState
 
 export type { RecordedCall } from "./rest.js";
 
-/**
- * Matches a successful call that wrote a message whose content is `content` (or satisfies it): a
- * create or an edit (answers are drafts edited as the model writes), in `channelId` if given.
- */
-export function wrote(
-  content: string | ((text: string) => boolean),
-  channelId?: string,
-): (c: RecordedCall) => boolean {
-  return (c) => {
-    if (c.writesChannel === undefined || c.status >= 300) return false;
-    if (channelId !== undefined && c.writesChannel !== channelId) return false;
-    const text = (c.body as { content?: unknown } | undefined)?.content;
-    if (typeof text !== "string") return false;
-    return typeof content === "string" ? text === content : content(text);
-  };
-}
-
 /** Guilds | GuildMessages | DirectMessages | MessageContent: all a Neo bot may ask for. */
 const ALL_ALLOWED_INTENTS = 1 | (1 << 9) | (1 << 12) | (1 << 15);
 /** The privileged MESSAGE_CONTENT gateway intent. */
@@ -50,6 +33,7 @@ export const FLAG_MESSAGE_CONTENT = 1 << 18;
 /** READY application flag: GATEWAY_MESSAGE_CONTENT_LIMITED, the Developer Portal toggle (unverified apps). */
 export const FLAG_MESSAGE_CONTENT_LIMITED = 1 << 19;
 const MANAGE_GUILD = 1n << 5n;
+const VIEW_CHANNEL = 1n << 10n;
 const BASIC_PERMS = (1n << 10n) | (1n << 11n) | (1n << 31n); // view, send, use application commands
 
 export interface FakeDiscordOptions {
@@ -59,6 +43,13 @@ export interface FakeDiscordOptions {
    */
   applicationFlags?: number;
   heartbeatIntervalMs?: number;
+  /**
+   * Add `staff`, a text channel @everyone may not view (a permission overwrite on the @everyone
+   * role, whose id is the guild's, denies VIEW_CHANNEL), with Neo, Alice and Bob allowed by member
+   * overwrites: Discord's shape of a private channel
+   * (https://discord.com/developers/docs/resources/channel#overwrite-object).
+   */
+  privateChannel?: boolean;
 }
 
 export interface InteractionOptions {
@@ -75,6 +66,8 @@ export class FakeDiscord {
   readonly guildId = snowflake();
   readonly adminRoleId = snowflake();
   readonly channel: ChannelPayload;
+  /** With `privateChannel`; else undefined. */
+  readonly staffChannel: ChannelPayload | undefined;
   readonly alice = user("alice", { globalName: "Alice" });
   readonly bob = user("bob", { globalName: "Bob" });
   readonly carol = user("carol", { globalName: "Carol" });
@@ -93,6 +86,20 @@ export class FakeDiscord {
     this.bot = user("neo", { bot: true, globalName: "Neo" });
     this.appId = this.bot.id;
     this.channel = textChannel(this.guildId, "general");
+    this.staffChannel = options.privateChannel
+      ? {
+          ...textChannel(this.guildId, "staff"),
+          permission_overwrites: [
+            { id: this.guildId, type: 0, allow: "0", deny: String(VIEW_CHANNEL) },
+            ...[this.bot, this.alice, this.bob].map((u) => ({
+              id: u.id,
+              type: 1,
+              allow: String(VIEW_CHANNEL),
+              deny: "0",
+            })),
+          ],
+        }
+      : undefined;
     this.members = new Map([
       [this.bot.id, member(this.bot)],
       [this.alice.id, member(this.alice)],
@@ -106,7 +113,10 @@ export class FakeDiscord {
       bot: this.bot,
       gatewayUrl: () => this.gateway.url,
       applicationFlags: options.applicationFlags ?? FLAG_MESSAGE_CONTENT,
-      channels: new Map([[this.channel.id, this.channel]]),
+      channels: new Map([
+        [this.channel.id, this.channel],
+        ...(this.staffChannel ? ([[this.staffChannel.id, this.staffChannel]] as const) : []),
+      ]),
       messages: new Map(),
       interactionChannels: new Map(),
       calls: this.calls,
@@ -177,23 +187,6 @@ export class FakeDiscord {
 
   set applicationFlags(flags: number) {
     this.state.applicationFlags = flags;
-  }
-
-  /**
-   * The most message writes (creates and edits, successful) the bot made in `channelId` within any
-   * `windowMs` window: Discord allows 5 per 5 s per channel.
-   */
-  busiestWindow(channelId: string, windowMs = 5000): number {
-    const times = this.calls
-      .filter((c) => c.writesChannel === channelId && c.status < 300)
-      .map((c) => c.at)
-      .sort((a, b) => a - b);
-    let most = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (times[i]! - times[j]! >= windowMs) j++;
-      most = Math.max(most, i - j + 1);
-    }
-    return most;
   }
 
   channelMessages(channelId: string): MessagePayload[] {

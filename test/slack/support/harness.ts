@@ -22,7 +22,10 @@ import type { CommandDeps } from "../../../src/core/commands/types.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
-import type { ToolSurface } from "../../../src/core/tools/types.js";
+import { parseManifest } from "../../../src/core/tools/manifest.js";
+import { createToolSurface } from "../../../src/core/tools/surface.js";
+import { MEMORY_RECALL_TOOL, type ToolCallContext, type ToolSurface } from "../../../src/core/tools/types.js";
+import { createMemory, type Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
 import {
@@ -35,6 +38,7 @@ import {
 } from "../../fakes/slack/fake-slack.js";
 import { createSlackSender, type SlackSender } from "../../fakes/slack/signed-request.js";
 import { type TestTools, type ToolHandler, testDeps, testTools } from "../../support/agent-kit.js";
+import { createLlmForTest } from "../../support/llm-for-test.js";
 import {
   type ScriptedOpenAI,
   type ScriptedTurn,
@@ -84,6 +88,13 @@ export interface HarnessOptions {
   answerBots?: string[];
   /** File intake limits over the defaults (e.g. `vision: true`). */
   files?: Partial<FileLimits>;
+  /**
+   * Real memory over the harness's store: the loop faults and writes back through it, the tool
+   * surface advertises `memory_recall` (with `tools` still served), `/neo memory` describes it.
+   */
+  memory?: boolean;
+  /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
+  redis?: { url: string; prefix: string };
 }
 
 /** The app's OAuth credentials in OAuth-mode harnesses. */
@@ -112,6 +123,8 @@ export interface Harness {
   store: Store;
   tools: TestTools;
   access: AccessPolicy;
+  /** With `memory: true`. */
+  memory?: Memory;
   close(): Promise<void>;
 }
 
@@ -126,7 +139,6 @@ export const FAST_RATES: SlackRateRules = {
   replies: { limit: 5, windowMs: 400 },
   history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
-  upload: { limit: 5, windowMs: 400 },
 };
 
 function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
@@ -167,10 +179,9 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       : {}),
   });
   const ep = await startScriptedOpenAI(o.turns ?? []);
-  const store = await createStore({
-    dataDir: o.dataDir ?? mkdtempSync(join(tmpdir(), "neo-slack-")),
-    prefix: "neo:",
-  });
+  const store = o.redis
+    ? await createStore({ redisUrl: o.redis.url, dataDir: "unused", prefix: o.redis.prefix })
+    : await createStore({ dataDir: o.dataDir ?? mkdtempSync(join(tmpdir(), "neo-slack-")), prefix: "neo:" });
   const tools = testTools(o.tools ?? {});
   const isAdmin = createAdminCheck(o.adminIds ?? []);
   const access = createAccessPolicy({ store, isAdmin });
@@ -186,7 +197,12 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const coreExecute = o.executor
     ? createCoreExecute({ executor: o.executor, broker, caps, access })
     : undefined;
-  const custom = o.surface ? await o.surface({ ep, store, broker, access, caps }) : undefined;
+  const memory = o.memory ? createMemory({ store, llm: createLlmForTest(ep).llm }) : undefined;
+  const custom = o.surface
+    ? await o.surface({ ep, store, broker, access, caps })
+    : memory
+      ? await memorySurface(memory, tools)
+      : undefined;
   const surface: ToolSurface = custom
     ? custom
     : coreExecute
@@ -215,6 +231,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     ...(o.limits ? { limits: o.limits } : {}),
     ...(o.env ? { env: o.env } : {}),
     usage: { store, userDailyUsd: o.budgetUsd },
+    ...(memory ? { memory: memory.port } : {}),
   });
   const files = createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...o.files } });
   let adapter: SlackAdapter | null = null;
@@ -235,18 +252,15 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   });
   const commands: CommandDeps = {
     conversations,
-    memory: { describe: async () => "", forget: async () => 0 },
+    memory: memory
+      ? { describe: (u) => memory.describe(u), forget: (u) => memory.forget(u) }
+      : { describe: async () => "", forget: async () => 0 },
     tools: {
       list: () => ({ natural: tools.schemas().map((s) => s.function.name), escalate: [] }),
       servers: () => [],
       reload: async () => [],
     },
-    approvals: {
-      pending: () => broker.listPending(),
-      cancel: (id, by) => broker.cancel(id, by),
-      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
-      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
-    },
+    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
     access,
     caps: {
       setLimit: async (user, amount, asset) => {
@@ -295,14 +309,33 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     store,
     tools,
     access,
+    ...(memory ? { memory } : {}),
     close: async () => {
       await adapter?.stop();
       await conversations.shutdown(1000);
+      await memory?.drained();
       await custom?.close();
+      if (o.redis) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
       await fake.close();
       await ep.close();
     },
+  };
+}
+
+/** The real tool surface with `memory_recall` wired to `memory`, and the plain test tools beside it. */
+async function memorySurface(memory: Memory, tools: TestTools) {
+  const real = await createToolSurface({
+    manifest: parseManifest({ servers: {} }),
+    resultMaxChars: 20_000,
+    callTimeoutMs: 5_000,
+    memoryRecall: memory.memoryRecall,
+  });
+  return {
+    schemas: () => [...tools.schemas(), ...real.schemas()],
+    dispatch: (name: string, args: Record<string, unknown>, ctx: ToolCallContext) =>
+      name === MEMORY_RECALL_TOOL ? real.dispatch(name, args, ctx) : tools.dispatch(name, args, ctx),
+    close: () => real.close(),
   };
 }
 
