@@ -6,7 +6,7 @@ import type { Services } from "./services.js";
 
 export function commandDeps(
   s: Services,
-  conversations: Pick<Conversations, "reset" | "compact" | "stats">,
+  conversations: Pick<Conversations, "reset" | "spokeIn" | "compact" | "stats">,
 ): CommandDeps {
   const { cfg, tools } = s;
   return {
@@ -39,7 +39,12 @@ export function commandDeps(
         return tools.warnings().map((w) => redact(`${w.server}: ${w.message}`));
       },
     },
-    approvals: { pending: () => s.broker.listPending(), cancel: (id, by) => s.broker.cancel(id, by) },
+    approvals: {
+      pending: () => s.broker.listPending(),
+      cancel: (id, by) => s.broker.cancel(id, by),
+      revokeUser: (user, by, note) => s.broker.revokeUser(user, by, note),
+      cancelConversation: (conv, by, note) => s.broker.cancelConversation(conv, by, note),
+    },
     access: s.access,
     caps: {
       setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? cfg.NEO_CAP_UNIT, amount, by),

@@ -44,6 +44,14 @@ export interface AnswerDraft {
   discard(): Promise<void>;
 }
 
+/** A file Neo sends (an image a tool made, a long answer): bytes in memory, never logged. */
+export interface OutboundFile {
+  name: string;
+  /** MIME type. */
+  type: string;
+  bytes: Uint8Array;
+}
+
 export interface Reporter {
   /**
    * The user-facing answer or narration. Posted as a new message (it notifies). `key` names this
@@ -54,6 +62,11 @@ export interface Reporter {
   status(text: string): Promise<void>;
   /** A deliberate visible promise (compaction, escalation, interruption). */
   notice(text: string): Promise<void>;
+  /**
+   * Optional: upload files into the conversation with a short message. Throws when the platform
+   * refused them (the caller says so in text instead).
+   */
+  upload?(files: readonly OutboundFile[], comment: string): Promise<void>;
   /** Optional: start showing an answer while it is written (one draft at a time per reporter). */
   draft?(options: DraftOptions): AnswerDraft;
 }

@@ -10,7 +10,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { startFakeDiscord, wrote } from "../fakes/discord/fake-discord.js";
 import { startFakeSlack } from "../fakes/slack/fake-slack.js";
 import { createSlackSender } from "../fakes/slack/signed-request.js";
 import { envelope, mention, userTs } from "../slack/support/harness.js";
@@ -146,12 +146,7 @@ describe.skipIf(!redis.ok)(
       // Discord: a DM is answered in the DM.
       const dm = discord.dm(discord.alice);
       await discord.say(discord.alice, dm, "hello from discord");
-      await discord.waitForCall(
-        (c) =>
-          c.path === `/channels/${dm.id}/messages` &&
-          (c.body as { content?: string })?.content === "Hello from Neo on Discord.",
-        "Discord answer",
-      );
+      await discord.waitForCall(wrote("Hello from Neo on Discord.", dm.id), "Discord answer");
 
       // A turn is counted and logged once it has ended, just after its answer is posted.
       await bot.waitForLog(

@@ -55,6 +55,7 @@ describe("runCommand", () => {
   let access: AccessPolicy;
   const resets: string[] = [];
   const caps: unknown[] = [];
+  const revoked: unknown[] = [];
   beforeEach(async () => {
     store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-cmd-")), prefix: "neo:" });
     access = createAccessPolicy({ store, isAdmin: createAdminCheck(["UADMIN"]) });
@@ -63,6 +64,8 @@ describe("runCommand", () => {
         reset: async (c) => {
           resets.push(c);
         },
+        // Ann spoke in every thread; Bob in none.
+        spokeIn: async (_c, u) => u === "slack:T1:UANN",
         compact: async () => {},
         stats: () => ({ active: 2, running: 1, queued: 3, waitingForSlot: 0, throttledUsers: 1 }),
       },
@@ -78,6 +81,14 @@ describe("runCommand", () => {
       approvals: {
         pending: async () => [],
         cancel: async () => ({ ok: false, reason: "unknown", message: "no such approval" }),
+        revokeUser: async (user, by, note) => {
+          revoked.push([user, by, note]);
+          return 1;
+        },
+        cancelConversation: async (conv, by, note) => {
+          revoked.push([conv, by, note]);
+          return 0;
+        },
       },
       access,
       caps: {
@@ -138,6 +149,11 @@ describe("runCommand", () => {
     expect(await text("deny bob", admin)).toContain("can't tell who");
     await text("limit <@U2> 25 USDC", admin);
     expect(caps).toEqual([["slack:T1:U2", "25", "USDC", "slack:T1:UADMIN"]]);
+    // Deny and the cap change each revoked U2's pending approvals, as the admin.
+    expect(revoked).toEqual([
+      ["slack:T1:U2", "slack:T1:UADMIN", "Neo access withdrawn by an admin"],
+      ["slack:T1:U2", "slack:T1:UADMIN", "spend cap changed by an admin"],
+    ]);
     expect(await text("deny <@UADMIN>", admin)).toContain("is an admin and cannot be denied");
   });
 
@@ -155,6 +171,11 @@ describe("runCommand", () => {
     expect(await text("reset", ann)).toContain("Which thread?");
     await text("reset https://link", ann);
     expect(resets).toEqual(["slack:T1:C1:1.1"]);
+    // Bob never spoke in that thread: his reset is refused; an admin's is not.
+    expect(await text("reset https://link", ctx("UBOB", false))).toContain("only the people who spoke");
+    expect(resets).toEqual(["slack:T1:C1:1.1"]);
+    await text("reset https://link", ctx("UADMIN", true));
+    expect(resets).toEqual(["slack:T1:C1:1.1", "slack:T1:C1:1.1"]);
     expect(await runCommand(parseCommand("ask hi there"), ann, deps)).toEqual({
       kind: "ask",
       text: "hi there",

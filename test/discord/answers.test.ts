@@ -5,8 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { dmConversation } from "../../src/adapters/discord/keys.js";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
-import { type Rig, startRig } from "./support/harness.js";
+import { splitMessage } from "../../src/adapters/discord/split.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
+import { botMessages, type Rig, startRig, untilShown } from "./support/harness.js";
 
 const body = (c: RecordedCall) => c.body as Record<string, unknown>;
 const creates = (rig: Rig, ch: string) =>
@@ -40,15 +41,9 @@ describe("Discord: answers", () => {
     const dm = fake.dm(fake.alice);
     ep.script({ reply: { text: "Hi Alice." } }, { reply: { text: "You said hello before." } });
     await fake.say(fake.alice, dm, "hello");
-    await fake.waitForCall(
-      (c) => c.path === `/channels/${dm.id}/messages` && body(c).content === "Hi Alice.",
-      "DM answer",
-    );
+    await fake.waitForCall(wrote("Hi Alice.", dm.id), "DM answer");
     await fake.say(fake.alice, dm, "what did I say?");
-    await fake.waitForCall(
-      (c) => c.path === `/channels/${dm.id}/messages` && body(c).content === "You said hello before.",
-      "second DM answer",
-    );
+    await fake.waitForCall(wrote("You said hello before.", dm.id), "second DM answer");
     // One transcript: the second request carries the first exchange; DMs are not name-prefixed.
     const users = ep.requests[1]!.messages.filter((m) => m.role === "user").map((m) => m.content);
     expect(users).toEqual(["hello", "what did I say?"]);
@@ -68,11 +63,9 @@ describe("Discord: answers", () => {
     ep.script({ reply: { text: answer } });
     const dm = fake.dm(fake.bob);
     await fake.say(fake.bob, dm, "write me the script");
-    await fake.waitForCall(
-      (c) => c.path === `/channels/${dm.id}/messages` && String(body(c).content).includes("That is all."),
-      "last chunk",
-    );
-    const chunks = creates(rig, dm.id).map((c) => String(body(c).content));
+    // Streamed as it was written; what stands at the end is exactly the split answer.
+    await untilShown(fake, dm.id, splitMessage(answer));
+    const chunks = botMessages(fake, dm.id).map((m) => m.content);
     expect(chunks.length).toBe(3);
     for (const c of chunks) {
       expect(c.length).toBeLessThanOrEqual(2000);
@@ -123,7 +116,7 @@ describe("Discord: answers", () => {
     );
     rig.openGate("@everyone");
     await fake.say(fake.alice, fake.channel, "ping everyone about the build", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === text, "the answer");
+    await fake.waitForCall(wrote(text), "the answer");
     await fake.waitForCall((c) => c.method === "DELETE", "status removal");
     expect(assertNoPings(rig)).toBeGreaterThanOrEqual(2);
   });

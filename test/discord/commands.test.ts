@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { commandDefinitions } from "../../src/adapters/discord/index.js";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { type Rig, startRig } from "./support/harness.js";
 
 const body = (c: RecordedCall) => c.body as Record<string, unknown>;
@@ -71,10 +71,9 @@ describe("Discord: /neo commands", () => {
       "status in the ephemeral reply",
     );
     rig.openGate("ask");
-    const answer = await fake.waitForCall(
-      (c) => c.method === "POST" && c.path.endsWith(`/${token}`) && body(c).content === "The answer is 42.",
-      "follow-up answer",
-    );
+    // Streamed into a follow-up: posted at the first text, edited until it is the answer.
+    await fake.waitForCall(wrote("The answer is 42."), "follow-up answer");
+    const answer = fake.calls.find((c) => c.method === "POST" && c.path.endsWith(`/${token}`))!;
     expect(answer.seq).toBeGreaterThan(status.seq);
     // The answer is a visible follow-up, not ephemeral; no pings.
     expect(body(answer).flags ?? 0).toBe(0);
@@ -109,7 +108,7 @@ describe("Discord: /neo commands", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "Hi Alice.", usage: { prompt: 300, completion: 50 } } });
     await fake.say(fake.alice, fake.channel, "hello", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Hi Alice.", "answer");
+    await fake.waitForCall(wrote("Hi Alice."), "answer");
 
     const own = await ephemeralAnswer(rig, await fake.slash({ user: fake.alice, sub: "usage" }));
     expect(String(body(own.reply).content)).toMatch(

@@ -6,11 +6,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { wrote } from "../fakes/discord/fake-discord.js";
 import { message } from "../fakes/discord/payloads.js";
 import { type Rig, startRig, until } from "./support/harness.js";
 
-const body = (c: RecordedCall) => c.body as Record<string, unknown>;
 const userTexts = (rig: Rig, i: number) =>
   rig.ep.requests[i]!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
 
@@ -53,10 +52,7 @@ describe("Discord: inbound", () => {
     ep.script({ reply: { text: "Yes, that plan works." } });
     const earlier = await fake.say(fake.bob, fake.channel, "plan: ship on Friday");
     await fake.say(fake.alice, fake.channel, "does this work?", { mentionBot: true, referenced: earlier });
-    await fake.waitForCall(
-      (c) => c.method === "POST" && body(c).content === "Yes, that plan works.",
-      "answer",
-    );
+    await fake.waitForCall(wrote("Yes, that plan works."), "answer");
     const [first] = userTexts(rig, 0);
     expect(first).toContain("Bob: plan: ship on Friday");
     expect(first).toContain("does this work?");
@@ -71,10 +67,7 @@ describe("Discord: inbound", () => {
     await fake.say(fake.alice, thread, "and a version bump");
     ep.script({ reply: { text: "Changelog and bump, noted." } }, { reply: { text: "Done." } });
     await fake.say(fake.carol, thread, "can you summarise?", { mentionBot: true });
-    await fake.waitForCall(
-      (c) => c.path === `/channels/${thread.id}/messages` && body(c).content === "Changelog and bump, noted.",
-      "answer in the thread",
-    );
+    await fake.waitForCall(wrote("Changelog and bump, noted.", thread.id), "answer in the thread");
     const [first] = userTexts(rig, 0);
     expect(first).toContain("Bob: we need a changelog\nAlice: and a version bump");
     expect(first).not.toContain("CI passed");
@@ -82,10 +75,7 @@ describe("Discord: inbound", () => {
     expect(fake.calls.some((c) => c.path.endsWith("/threads"))).toBe(false);
     // Neo is now part of the thread: no mention needed.
     await fake.say(fake.bob, thread, "thanks, ship it");
-    await fake.waitForCall(
-      (c) => c.path === `/channels/${thread.id}/messages` && body(c).content === "Done.",
-      "follow-up",
-    );
+    await fake.waitForCall(wrote("Done.", thread.id), "follow-up");
   });
 
   it("a gateway resume that replays an answered message does not repeat it", async () => {
@@ -93,13 +83,13 @@ describe("Discord: inbound", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "Only once." } });
     const mention = await fake.say(fake.alice, fake.channel, "say it once", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Only once.", "answer");
+    await fake.waitForCall(wrote("Only once."), "answer");
     fake.gateway.dropConnections();
     await until("the client resumed", () => fake.gateway.resumes >= 1);
     await fake.gateway.dispatch("MESSAGE_CREATE", mention);
     ep.script({ reply: { text: "Next." } });
     await fake.say(fake.alice, fake.channelById(mention.id)!, "next question");
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Next.", "next answer");
+    await fake.waitForCall(wrote("Next."), "next answer");
     expect(ep.requests).toHaveLength(2);
     expect(fake.calls.filter((c) => c.path.endsWith("/threads"))).toHaveLength(1);
     expect(fake.channelMessages(mention.id).filter((m) => m.content === "Only once.")).toHaveLength(1);
@@ -110,7 +100,7 @@ describe("Discord: inbound", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "Once." } });
     const mention = await fake.say(fake.alice, fake.channel, "answer me once", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Once.", "answer");
+    await fake.waitForCall(wrote("Once."), "answer");
     await rig.restartAdapter();
     // The gateway replays the same event to the new process (empty caches).
     await fake.gateway.dispatch("MESSAGE_CREATE", mention);
@@ -123,7 +113,7 @@ describe("Discord: inbound", () => {
     await until("the journal dropped the redelivery", () => rig!.conversations.stats().running === 0);
     ep.script({ reply: { text: "Twice?" } });
     await fake.say(fake.alice, fake.channelById(mention.id)!, "and now a real follow-up");
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Twice?", "follow-up answer");
+    await fake.waitForCall(wrote("Twice?"), "follow-up answer");
     expect(fake.channelMessages(mention.id).filter((m) => m.content === "Once.")).toHaveLength(1);
     expect(ep.requests).toHaveLength(2);
     expect(userTexts(rig, 1).filter((t) => t.includes("answer me once"))).toHaveLength(1);

@@ -4,7 +4,7 @@
  * thread needs no mention. Every message create/edit carries allowed_mentions { parse: [] }.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { type Rig, startRig } from "./support/harness.js";
 
 const isCreate = (ch: string) => (c: RecordedCall) =>
@@ -50,10 +50,7 @@ describe("Discord: mention → thread", () => {
     expect(fake.calls.filter(isCreate(threadId))).toHaveLength(1);
     rig.openGate("one");
 
-    const answer = await fake.waitForCall(
-      (c) => isCreate(threadId)(c) && body(c).content === "Both gates are open.",
-      "answer",
-    );
+    const answer = await fake.waitForCall(wrote("Both gates are open.", threadId), "answer");
     const statusId = (statusCreate.response as { id: string }).id;
     const edit = await fake.waitForCall(
       (c) => c.method === "PATCH" && c.path === `/channels/${threadId}/messages/${statusId}`,
@@ -76,10 +73,7 @@ describe("Discord: mention → thread", () => {
     ep.script({ label: "follow-up", reply: { text: "Still open." } });
     const thr = fake.channelById(threadId)!;
     await fake.say(fake.bob, thr, "are they still open?");
-    await fake.waitForCall(
-      (c) => isCreate(threadId)(c) && body(c).content === "Still open.",
-      "follow-up answer",
-    );
+    await fake.waitForCall(wrote("Still open.", threadId), "follow-up answer");
     const users = ep.requests
       .at(-1)!
       .messages.filter((m) => m.role === "user")
@@ -125,7 +119,7 @@ describe("Discord: a message while a turn runs", () => {
     expect(reaction.path).toBe(`/channels/${thread.id}/messages/${queued.id}/reactions/👀/@me`);
     rig.openGate("hold");
     // Injected at the next cancellation point of the running turn (after the tool result).
-    await fake.waitForCall((c) => isCreate(thread.id)(c) && body(c).content === "First done.", "answer");
+    await fake.waitForCall(wrote("First done.", thread.id), "answer");
     const users = ep.requests
       .at(-1)!
       .messages.filter((m) => m.role === "user")

@@ -7,11 +7,11 @@
  * bot authors carry `author.bot: true` (APIUser), as Discord's Message object documents.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { message } from "../fakes/discord/payloads.js";
 import { type Rig, startRig } from "./support/harness.js";
 
-const body = (c: RecordedCall) => c.body as Record<string, unknown>;
+const _body = (c: RecordedCall) => c.body as Record<string, unknown>;
 const userTexts = (rig: Rig) =>
   rig.ep.requests.flatMap((r) => r.messages.filter((m) => m.role === "user").map((m) => String(m.content)));
 
@@ -41,7 +41,7 @@ describe("Discord: what is not a person talking to Neo gets no answer", () => {
     }
     ep.script({ reply: { text: "Hello Alice." } });
     await fake.say(fake.alice, dm, "hello?");
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Hello Alice.", "answer");
+    await fake.waitForCall(wrote("Hello Alice."), "answer");
     expect(ep.requests).toHaveLength(1);
     expect(userTexts(rig).join("\n")).not.toMatch(/xyz/);
   });
@@ -51,7 +51,7 @@ describe("Discord: what is not a person talking to Neo gets no answer", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "On it, helper." } });
     await fake.say(fake.otherBot, fake.channel, "please summarise the build", { mentionBot: true });
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "On it, helper.", "answer");
+    await fake.waitForCall(wrote("On it, helper."), "answer");
     expect(userTexts(rig).join("\n")).toContain("please summarise the build");
   });
 });

@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { metrics } from "../../src/ops/metrics.js";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { message, snowflake } from "../fakes/discord/payloads.js";
 import { envelope, type Harness, mention, startHarness, userTs } from "../slack/support/harness.js";
 import { type Rig, startRig } from "./support/harness.js";
@@ -72,7 +72,7 @@ describe("Discord: odd payloads", () => {
     expect(body(told)).toMatchObject({ type: 4, data: { flags: 64 } });
     ep.script({ reply: { text: "Still here." } });
     await fake.say(fake.alice, fake.dm(fake.alice), "are you alive?");
-    await fake.waitForCall((c) => c.method === "POST" && body(c).content === "Still here.", "answer");
+    await fake.waitForCall(wrote("Still here."), "answer");
     expect((await failures("INTERACTION_CREATE")) - before).toBe(2);
     const said = lines.filter((l) => l.includes("payload handling failed"));
     expect(said).toHaveLength(1);

@@ -17,7 +17,7 @@ import type { ConversationsService } from "../../src/core/conversations/types.js
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { LIMITS } from "../conversations/harness.js";
-import { type FakeDiscord, type RecordedCall, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { type FakeDiscord, startFakeDiscord, wrote } from "../fakes/discord/fake-discord.js";
 import { shardOf } from "../fakes/discord/gateway.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
@@ -25,7 +25,6 @@ import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-op
 import { testCommandDeps } from "./support/harness.js";
 
 const redis = await probeRedis();
-const body = (c: RecordedCall) => c.body as Record<string, unknown>;
 
 interface Proc {
   store: Store;
@@ -105,10 +104,7 @@ describe.skipIf(!redis.ok)("Discord: sharded across two processes sharing Redis"
 
     const mention = await fake.say(fake.alice, fake.channel, "hello from the guild", { mentionBot: true });
     await fake.waitForCall(
-      (c) =>
-        c.method === "POST" &&
-        c.path === `/channels/${mention.id}/messages` &&
-        String(body(c).content).startsWith("answer"),
+      wrote((t) => t.startsWith("answer"), mention.id),
       "guild answer",
     );
     const dm = fake.dm(fake.bob);

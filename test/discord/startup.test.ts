@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DiscordStartError, MESSAGE_CONTENT_MISSING } from "../../src/adapters/discord/index.js";
 import { registerCommands } from "../../src/adapters/discord/register-commands.js";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
-import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { type FakeDiscord, startFakeDiscord, wrote } from "../fakes/discord/fake-discord.js";
 import { type Rig, startRig, until } from "./support/harness.js";
 
 describe("Discord: start-up", () => {
@@ -45,10 +45,7 @@ describe("Discord: start-up", () => {
     const { fake, ep } = rig;
     ep.script({ reply: { text: "Opened." } });
     const mention = await fake.say(fake.alice, fake.channel, "open a thread", { mentionBot: true });
-    await fake.waitForCall(
-      (c) => c.method === "POST" && (c.body as { content?: string }).content === "Opened.",
-      "answer",
-    );
+    await fake.waitForCall(wrote("Opened."), "answer");
     const thread = fake.channelById(mention.id)!;
     // Without the intent Discord strips the content of messages that do not mention the bot.
     await fake.say(fake.alice, thread, "");

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dmConversation } from "../../src/adapters/discord/keys.js";
 import { type Rig, startRig, until } from "../discord/support/harness.js";
+import { wrote } from "../fakes/discord/fake-discord.js";
 import { captureLogs, delta, type LogCapture, snapshot } from "./support/observe.js";
 
 let rig: Rig | undefined;
@@ -34,10 +35,7 @@ describe("ops: Discord metrics and logs", () => {
     logs = captureLogs();
 
     const msg = await fake.say(fake.alice, dm, "ping");
-    await fake.waitForCall(
-      (c) => c.method === "POST" && c.status < 300 && (c.body as { content?: string }).content === "pong",
-      "the answer",
-    );
+    await fake.waitForCall(wrote("pong"), "the answer");
     await until("the turn's end is logged", () => logs!.info("turn ended").length === 1);
     // The gateway delivers the same message to a restarted process (discord.js itself drops a
     // repeat it still has cached): journaled once, counted as a duplicate.

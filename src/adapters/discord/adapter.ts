@@ -16,7 +16,7 @@ import { createPayloadErrors } from "../payload-errors.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
-import { createEditCoalescer } from "./coalesce.js";
+import { createEditCoalescer, createPacer } from "./coalesce.js";
 import { discordFileSource } from "./files.js";
 import { createInboundRetry } from "./inbound-retry.js";
 import { createInteractionHandler } from "./interactions.js";
@@ -36,13 +36,18 @@ export interface DiscordAdapterConfig {
 
 export interface DiscordAdapterOptions {
   config: DiscordAdapterConfig;
-  conversations: Pick<Conversations, "submit">;
+  conversations: Pick<Conversations, "submit" | "cancel">;
   broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;
   store: Store;
   /** Minimum gap between two edits of one message (status lines). Default 1,200 ms. */
   editIntervalMs?: number;
+  /**
+   * Minimum gap per platform call between two updates of an answer being written, per channel.
+   * Default 1,500 ms: at most 4 writes in any 5 s, inside Discord's 5 per 5 s.
+   */
+  draftIntervalMs?: number;
   typing?: TypingOptions;
   /**
    * This process's shard group. Unset = discord.js reads `SHARDS` / `SHARD_COUNT` from the
@@ -93,6 +98,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   if (token) client.rest.setToken(token);
   const editIntervalMs = o.editIntervalMs ?? 1200;
   const edits = createEditCoalescer(statusEditSender(client.rest), editIntervalMs);
+  const draftIntervalMs = o.draftIntervalMs ?? 1500;
+  const drafts = createPacer(draftIntervalMs);
   /** The missing-intent line is said once per process: at start-up, or at the first empty message. */
   let contentWarned = false;
   const ios = new Map<ConversationKey, ConversationIO & { reporter: MessageReporter }>();
@@ -106,6 +113,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         rest: client.rest,
         store: o.store,
         edits,
+        drafts,
         conversation,
         channelId,
         typing: o.typing,
@@ -152,6 +160,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     commands: o.commands,
     conversations: o.conversations,
     editIntervalMs,
+    drafts,
+    stopped: (conversation) => ios.get(conversation)?.reporter.stopped() ?? Promise.resolve(),
   });
 
   const inbound = createInboundRetry(onMessage);

@@ -1,53 +1,73 @@
 /**
- * Edit coalescing: for each target, at most one edit is in flight and only the newest pending
- * content is sent next, no sooner than `minIntervalMs` after the previous one. Merging happens here,
- * before anything enters discord.js's REST queue (which then owns 429s; nobody else sleeps or retries).
+ * Edit coalescing: for each target, at most one job is in flight and only the newest pending job
+ * runs next, no sooner than `minIntervalMs` per platform call of the previous job after it ended
+ * (a job that made two calls waits twice as long, so a channel's 5-per-5 s stays unreached even
+ * when slow responses bunch the calls up).
+ * Merging happens here, before anything enters discord.js's REST queue (which then owns 429s;
+ * nobody else sleeps or retries).
  */
 import { log } from "../../core/log.js";
 
-export interface EditCoalescer {
-  /** Replace whatever is pending for `key` with `content`; sent when the slot frees up. */
-  push(key: string, content: string): void;
-  /** Drop anything pending for `key` and wait for an in-flight edit to finish. */
+/** Brings a target up to date; resolves with how many platform calls it made. */
+export type PacedJob = () => Promise<number>;
+
+export interface Pacer {
+  /** Replace whatever job is pending for `key`; it runs when the slot frees up. */
+  push(key: string, job: PacedJob): void;
+  /** Drop anything pending for `key` and wait for an in-flight job to finish. */
   cancel(key: string): Promise<void>;
   /** Wait until nothing is pending or in flight for `key`. */
   settle(key: string): Promise<void>;
 }
 
-interface Slot {
-  pending: string | null;
-  running: Promise<void> | null;
-  lastAt: number;
+export interface EditCoalescer {
+  /** Replace whatever is pending for `key` with `content`; sent when the slot frees up. */
+  push(key: string, content: string): void;
+  cancel(key: string): Promise<void>;
+  settle(key: string): Promise<void>;
 }
 
-export function createEditCoalescer(
-  send: (key: string, content: string) => Promise<void>,
-  minIntervalMs: number,
-): EditCoalescer {
+interface Slot {
+  pending: PacedJob | null;
+  running: Promise<void> | null;
+  /** When the previous job ended, and how long after it the next may start. */
+  lastAt: number;
+  gapMs: number;
+}
+
+export function createPacer(minIntervalMs: number): Pacer {
   const slots = new Map<string, Slot>();
 
   const run = (key: string, slot: Slot): void => {
     if (slot.running || slot.pending === null) return;
     slot.running = (async () => {
-      const wait = slot.lastAt + minIntervalMs - Date.now();
+      const wait = slot.lastAt + slot.gapMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const content = slot.pending;
+      const job = slot.pending;
       slot.pending = null;
-      if (content === null) return;
+      if (job === null) return;
+      const calls = await job().catch((err: unknown) => {
+        log.warn({ err, key }, "discord edit failed");
+        return 1;
+      });
       slot.lastAt = Date.now();
-      await send(key, content).catch((err: unknown) => log.warn({ err, key }, "discord edit failed"));
+      slot.gapMs = minIntervalMs * Math.max(1, calls);
     })().finally(() => {
       slot.running = null;
       if (slot.pending !== null) run(key, slot);
-      else slots.delete(key);
+      // Kept until its gap has passed, so an edit pushed right after an idle moment still waits.
+      else
+        setTimeout(() => {
+          if (!slot.running && slot.pending === null && slots.get(key) === slot) slots.delete(key);
+        }, slot.gapMs).unref();
     });
   };
 
   return {
-    push(key, content) {
-      const slot = slots.get(key) ?? { pending: null, running: null, lastAt: 0 };
+    push(key, job) {
+      const slot = slots.get(key) ?? { pending: null, running: null, lastAt: 0, gapMs: 0 };
       slots.set(key, slot);
-      slot.pending = content;
+      slot.pending = job;
       run(key, slot);
     },
     async cancel(key) {
@@ -59,5 +79,17 @@ export function createEditCoalescer(
     async settle(key) {
       for (let slot = slots.get(key); slot?.running; slot = slots.get(key)) await slot.running;
     },
+  };
+}
+
+export function createEditCoalescer(
+  send: (key: string, content: string) => Promise<void>,
+  minIntervalMs: number,
+): EditCoalescer {
+  const pacer = createPacer(minIntervalMs);
+  return {
+    push: (key, content) => pacer.push(key, () => send(key, content).then(() => 1)),
+    cancel: (key) => pacer.cancel(key),
+    settle: (key) => pacer.settle(key),
   };
 }

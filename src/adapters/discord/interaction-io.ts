@@ -1,29 +1,56 @@
 /**
  * The IO of a `/neo ask` turn: the deferred ephemeral reply is the status, edited in place
- * (coalesced); the answer and notices are follow-ups; approvals go to the channel with the bot token
- * (their edits must outlive the 15-minute interaction token).
+ * (coalesced); the answer and notices are follow-ups, the answer streamed into them as it is written
+ * (paced per channel, like every draft); approvals go to the channel with the bot token (their edits
+ * must outlive the 15-minute interaction token).
  */
 import type { ChatInputCommandInteraction, REST } from "discord.js";
 import type { ConversationIO } from "../../core/conversations/types.js";
+import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import { createApprovalChannel } from "./approval-channel.js";
-import { createEditCoalescer } from "./coalesce.js";
+import { createEditCoalescer, type Pacer } from "./coalesce.js";
+import { createDiscordDraft } from "./draft.js";
 import { statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
+import { stopRow } from "./stop-button.js";
 
 const allowedMentions = { parse: [], repliedUser: false } as const;
+
+export interface InteractionIOOptions {
+  editIntervalMs: number;
+  drafts: Pacer;
+  conversation: ConversationKey;
+}
 
 export function createInteractionIO(
   interaction: ChatInputCommandInteraction,
   rest: REST,
-  editIntervalMs: number,
+  o: InteractionIOOptions,
 ): ConversationIO {
   const edits = createEditCoalescer(async (_key, content) => {
     await interaction.editReply({ content, allowedMentions });
-  }, editIntervalMs);
+  }, o.editIntervalMs);
   const key = interaction.id;
   let answered = false;
+  let opened = false;
 
+  /**
+   * The first follow-up after a deferred reply would replace it (and inherit its ephemeral flag):
+   * settle the original first so the answer is a message of its own.
+   */
+  const openAnswer = async (): Promise<void> => {
+    await edits.cancel(key);
+    if (opened) return;
+    opened = true;
+    await interaction.editReply({ content: "Working on it…", allowedMentions });
+  };
+  const closeStatus = async (): Promise<void> => {
+    answered = true;
+    await interaction
+      .editReply({ content: "Answered below.", allowedMentions })
+      .catch((err: unknown) => log.debug({ err }, "could not close the /neo ask status"));
+  };
   const followUps = async (text: string): Promise<void> => {
     for (const content of splitMessage(text)) {
       await interaction.followUp({ content, allowedMentions });
@@ -36,19 +63,34 @@ export function createInteractionIO(
         if (!answered) edits.push(key, statusLine(text));
       },
       async say(text) {
-        // The first follow-up after a deferred reply would replace it (and inherit its ephemeral
-        // flag): settle the original first so the answer is a message of its own.
-        await edits.cancel(key);
-        if (!answered) await interaction.editReply({ content: "Working on it…", allowedMentions });
+        await openAnswer();
         await followUps(text);
-        answered = true;
-        await interaction
-          .editReply({ content: "Answered below.", allowedMentions })
-          .catch((err: unknown) => log.debug({ err }, "could not close the /neo ask status"));
+        await closeStatus();
       },
       async notice(text) {
         await followUps(text);
       },
+      draft: ({ requester }) =>
+        createDiscordDraft({
+          pacer: o.drafts,
+          channelId: interaction.channelId,
+          stopRow: stopRow(requester, o.conversation),
+          target: {
+            post: async (content, components) => {
+              await openAnswer();
+              const msg = await interaction.followUp({ content, components, allowedMentions });
+              return msg.id;
+            },
+            edit: async (id, content, components) => {
+              await interaction.webhook.editMessage(id, { content, components, allowedMentions });
+            },
+            remove: (id) => interaction.webhook.deleteMessage(id),
+          },
+          onFirstText: () => {},
+          onEnd: async (finished) => {
+            if (finished) await closeStatus();
+          },
+        }),
     },
     approvals: createApprovalChannel(rest, interaction.channelId),
     async acknowledgeQueued() {

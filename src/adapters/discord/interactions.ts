@@ -2,6 +2,7 @@
  * Interactions: every one is acknowledged at once (a deferred ephemeral reply, well inside Discord's
  * 3 s), then worked on and answered by editing that reply. Approval buttons go to the broker; `/neo`
  * and `/neo-admin` go through the platform-free command layer; `ask` runs a turn with its own IO.
+ * The Stop button on an answer being written cancels its turn (the requester's, or an admin's click).
  */
 import {
   ApplicationCommandOptionType,
@@ -27,11 +28,13 @@ import type { ConversationKey, UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Place } from "../../core/place.js";
 import { parseApprovalCustomId } from "./approval-render.js";
+import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
 import { createInteractionIO } from "./interaction-io.js";
 import { DM_WORKSPACE, discordUser, dmConversation, threadConversation } from "./keys.js";
 import { placeOf } from "./place.js";
 import { splitMessage } from "./split.js";
+import { parseStopCustomId } from "./stop-button.js";
 
 const CONFIRM_PREFIX = "neo:cmd:";
 const allowedMentions = { parse: [], repliedUser: false } as const;
@@ -41,8 +44,12 @@ export interface InteractionDeps {
   broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;
-  conversations: Pick<Conversations, "submit">;
+  conversations: Pick<Conversations, "submit" | "cancel">;
   editIntervalMs: number;
+  /** Paces answer drafts per channel (shared with the message reporters). */
+  drafts: Pacer;
+  /** A turn in `conversation` was stopped by a click: clear its typing and status line. */
+  stopped(conversation: ConversationKey): Promise<void>;
 }
 
 function speakerOf(i: ButtonInteraction | ChatInputCommandInteraction) {
@@ -136,7 +143,11 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
     return;
   }
   const conversation = conversationOf(d.client, i.guildId, i.channelId);
-  const io = createInteractionIO(i, d.client.rest, d.editIntervalMs);
+  const io = createInteractionIO(i, d.client.rest, {
+    editIntervalMs: d.editIntervalMs,
+    drafts: d.drafts,
+    conversation,
+  });
   await i.editReply({ content: "⏳ Thinking…", allowedMentions });
   const result = await d.conversations.submit(
     {
@@ -154,7 +165,32 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
     await i.editReply({ content: `Not taken: ${result.reason.replace("_", " ")}.`, allowedMentions });
 }
 
+/** Stop: only the requester or an admin; the turn ends at its next cancellation point. */
+async function onStop(
+  d: InteractionDeps,
+  i: ButtonInteraction,
+  target: NonNullable<ReturnType<typeof parseStopCustomId>>,
+): Promise<void> {
+  await i.deferReply({ flags: MessageFlags.Ephemeral });
+  const { isAdmin } = contextOf(d, i);
+  if (i.user.id !== target.requesterId && !isAdmin) {
+    await i.editReply({
+      content: "Only the person who asked (or an admin) can stop this answer.",
+      allowedMentions,
+    });
+    return;
+  }
+  const stopped = await d.conversations.cancel(target.conversation);
+  if (stopped) await d.stopped(target.conversation);
+  await i.editReply({ content: stopped ? "Stopped." : "That answer is already finished.", allowedMentions });
+}
+
 async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void> {
+  const stop = parseStopCustomId(i.customId, i.guildId, i.channelId);
+  if (stop) {
+    await onStop(d, i, stop);
+    return;
+  }
   const approval = parseApprovalCustomId(i.customId);
   if (approval) {
     await i.deferReply({ flags: MessageFlags.Ephemeral });

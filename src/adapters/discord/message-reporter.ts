@@ -4,16 +4,19 @@
  * when the answer lands; `say` posts new messages split at 2,000 characters (nonces derived from the
  * answer's key, so posting it again after a crash shows nothing new); `notice` posts a visible
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
- * restart removes a line the previous one left behind.
+ * restart removes a line the previous one left behind. `draft` shows the answer as it is written
+ * (see `draft.ts`): typing stops when its text appears, the status line goes when it is finished.
  */
 import { type REST, Routes } from "discord.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
-import type { EditCoalescer } from "./coalesce.js";
+import type { EditCoalescer, Pacer } from "./coalesce.js";
+import { createDiscordDraft } from "./draft.js";
 import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
+import { stopRow } from "./stop-button.js";
 import { createTyping, type Typing, type TypingOptions } from "./typing.js";
 
 const STATUS_TTL_MS = 24 * 60 * 60 * 1000;
@@ -23,12 +26,16 @@ export interface MessageReporter extends Reporter {
   begin(): void;
   /** The message was not taken after all (duplicate): stop typing. */
   end(): void;
+  /** The turn was stopped by a click: stop typing, remove the status line. */
+  stopped(): Promise<void>;
 }
 
 export interface MessageReporterDeps {
   rest: REST;
   store: Store;
   edits: EditCoalescer;
+  /** Paces answer drafts per channel. */
+  drafts: Pacer;
   conversation: ConversationKey;
   /** The thread or DM channel the conversation posts in. */
   channelId: string;
@@ -78,9 +85,15 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     }
   };
 
+  const clearProgress = async (): Promise<void> => {
+    typing.stop();
+    await removeStatus();
+  };
+
   return {
     begin: () => typing.start(),
     end: () => typing.stop(),
+    stopped: clearProgress,
     async status(text) {
       typing.start();
       const line = statusLine(text);
@@ -107,13 +120,37 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
       try {
         await postAll(text, key);
       } finally {
-        typing.stop();
-        await removeStatus();
+        await clearProgress();
       }
     },
     async notice(text) {
       await postAll(text);
     },
+    draft: ({ requester }) =>
+      createDiscordDraft({
+        pacer: d.drafts,
+        channelId,
+        stopRow: stopRow(requester, d.conversation),
+        target: {
+          post: (content, components) =>
+            rest
+              .post(Routes.channelMessages(channelId), { body: createBody({ content, components }) })
+              .then((m) => (m as { id: string }).id),
+          edit: async (id, content, components) => {
+            await rest.patch(Routes.channelMessage(channelId, id), {
+              body: editBody({ content, components }),
+            });
+          },
+          remove: async (id) => {
+            await rest.delete(Routes.channelMessage(channelId, id));
+          },
+        },
+        onFirstText: () => typing.stop(),
+        onEnd: async (finished) => {
+          if (finished) await clearProgress();
+          else typing.start();
+        },
+      }),
   };
 }
 

@@ -30,6 +30,7 @@ export const SLACK_BOT_SCOPES = [
   "groups:read",
   "commands",
   "files:read",
+  "files:write",
 ] as const;
 
 const keyOf = (id: string) => `slack:installation:${id}`;

@@ -7,6 +7,7 @@ import type { webApi } from "@slack/bolt";
 
 type WebClient = webApi.WebClient;
 
+import type { OutboundFile } from "../../core/reporter.js";
 import { createRateGate, type RateGate, type RateRule } from "./rate-gate.js";
 
 /** Slack's published tiers for the methods Neo uses (per workspace unless noted). */
@@ -29,6 +30,8 @@ export interface SlackRateRules {
   history: RateRule;
   /** `reactions.add`: Tier 3. */
   reactions: RateRule;
+  /** A file upload (`files.getUploadURLExternal` + `files.completeUploadExternal`): Tier 2/3, ~20/min. */
+  upload: RateRule;
 }
 
 export const SLACK_RATE_RULES: SlackRateRules = {
@@ -43,6 +46,7 @@ export const SLACK_RATE_RULES: SlackRateRules = {
   replies: { limit: 50, windowMs: 60_000 },
   history: { limit: 50, windowMs: 60_000 },
   reactions: { limit: 50, windowMs: 60_000 },
+  upload: { limit: 20, windowMs: 60_000 },
 };
 
 /** Slack message metadata (`chat.postMessage`), read back with `include_all_metadata`. */
@@ -111,6 +115,8 @@ export interface SlackOutbound {
   /** A channel's top-level messages after `oldest` (first page, newest first), metadata included. */
   history(channel: string, oldest?: string): Promise<ReplyMessage[]>;
   react(channel: string, ts: string, name: string): Promise<void>;
+  /** Upload files into a thread with a comment (the SDK's `uploadV2`); throws when Slack refuses. */
+  upload(channel: string, threadTs: string, files: readonly OutboundFile[], comment: string): Promise<void>;
   /** Calls queued or in flight. */
   pending(): number;
   /** Resolves once no call is queued or in flight. */
@@ -251,6 +257,20 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
         key: `${team}:reactions.add`,
         rule: rules.reactions,
         call: async () => client.reactions.add({ channel, timestamp: ts, name, token: await o.token() }),
+      });
+    },
+    upload: async (channel, threadTs, files, comment) => {
+      await gate.run({
+        key: `${team}:files.upload`,
+        rule: rules.upload,
+        call: async () =>
+          client.files.uploadV2({
+            channel_id: channel,
+            ...(threadTs ? { thread_ts: threadTs } : {}),
+            initial_comment: comment,
+            file_uploads: files.map((f) => ({ file: Buffer.from(f.bytes), filename: f.name, title: f.name })),
+            token: await o.token(),
+          } as Parameters<WebClient["files"]["uploadV2"]>[0]),
       });
     },
     pending: () => gate.pending(),

@@ -81,6 +81,9 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
     status: async (text) => {
       o.status.show(text);
     },
+    upload: async (files, comment) => {
+      await out.upload(channel, threadTs, files, markdownToMrkdwn(comment));
+    },
     notice: async (text) => {
       for (const part of splitMrkdwn(markdownToMrkdwn(text), NOTICE_PART)) {
         await out.post({

@@ -25,7 +25,7 @@ import { buildSystemBody, DEFAULT_IDENTITY, identityLine, withBudgetStat } from 
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
 import { cutNotice, enterUserMessage } from "./user-message.js";
-import { IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
+import { deliverFiles, IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
 
 export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
 
@@ -277,7 +277,11 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         throw e;
       }
       for (const { call, result } of outcomes) {
-        const msg: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content };
+        // Files a tool made are the user's to see: uploaded now, and the model told where they went.
+        const note = result.files?.length
+          ? await deliverFiles(ctx.reporter, result.files, call.function.name)
+          : "";
+        const msg: ToolMessage = { role: "tool", tool_call_id: call.id, content: `${result.content}${note}` };
         await append(msg, ctx);
         done.push({ name: call.function.name, ok: !result.isError });
       }

@@ -67,6 +67,13 @@ export interface ApprovalBroker {
   complete(approvalId: string, outcome: Outcome): Promise<void>;
   /** Admin cancel of a pending approval. */
   cancel(approvalId: string, by: UserKey): Promise<DecideResult>;
+  /**
+   * Close every pending approval `user` requested, as `by` (an admin who denied them or changed
+   * their cap), with `note` on the message. Resolves with how many were closed.
+   */
+  revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
+  /** Close every pending approval of a conversation, as `by` (who reset it). */
+  cancelConversation(conversation: ConversationKey, by: UserKey, note: string): Promise<number>;
   /** Pending, unexpired approvals (admin view). */
   listPending(): Promise<ApprovalRecord[]>;
   get(approvalId: string): Promise<ApprovalRecord | undefined>;
@@ -248,9 +255,8 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       last = rec;
       if (rec.status !== "pending") return finish(rec);
       if (signal?.aborted) {
-        const settled = await settle(rec, "cancelled", rec.requester.userKey, "turn cancelled").catch(
-          () => undefined,
-        );
+        // The turn was stopped; who stopped it is not known here, so no one is named as deciding.
+        const settled = await settle(rec, "cancelled", null, "the turn was cancelled").catch(() => undefined);
         if (settled) return finish(settled);
       } else if (now() >= rec.expiresAt) {
         const settled = await settle(rec, "expired", null).catch(() => undefined);
@@ -261,6 +267,30 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       }
       await wake(approvalId, Math.min(pollMs, Math.max(1, rec.expiresAt - now())), signal);
     }
+  }
+
+  async function pending(): Promise<ApprovalRecord[]> {
+    const ids = (await store.keys("approvals:rec:")).map((k) => k.slice("approvals:rec:".length));
+    const recs = await Promise.all(ids.map((id) => load(id)));
+    const t = now();
+    return recs
+      .filter((r): r is ApprovalRecord => r !== undefined && r.status === "pending" && r.expiresAt > t)
+      .sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Settle the matching pending approvals as cancelled by `by`; their waiters re-render them. */
+  async function closeAll(match: (r: ApprovalRecord) => boolean, by: UserKey, note: string): Promise<number> {
+    let closed = 0;
+    for (const rec of (await pending()).filter(match)) {
+      // A waiting core_execute re-renders its own message when woken; without one, render here.
+      const waited = decided.listenerCount(rec.id) > 0;
+      const done = await settle(rec, "cancelled", by, note);
+      if (done) {
+        closed++;
+        if (!waited) await finish(done);
+      }
+    }
+    return closed;
   }
 
   return {
@@ -329,13 +359,9 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         ?.update(next)
         .catch((err: unknown) => log.warn({ err }, "approval channel update failed"));
     },
-    listPending: async () => {
-      const ids = (await store.keys("approvals:rec:")).map((k) => k.slice("approvals:rec:".length));
-      const recs = await Promise.all(ids.map((id) => load(id)));
-      const t = now();
-      return recs
-        .filter((r): r is ApprovalRecord => r !== undefined && r.status === "pending" && r.expiresAt > t)
-        .sort((a, b) => a.createdAt - b.createdAt);
-    },
+    revokeUser: (user, by, note) => closeAll((r) => r.requester.userKey === user, by, note),
+    cancelConversation: (conversation, by, note) =>
+      closeAll((r) => r.conversation === conversation, by, note),
+    listPending: pending,
   };
 }

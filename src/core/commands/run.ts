@@ -105,6 +105,12 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       if (!conv)
         return reply(`Which thread? Run \`${USAGE[cmd.name]}\` with a link to the thread's first message.`);
       if (cmd.name === "reset") {
+        // A thread's reset belongs to the people who spoke in it, and to admins.
+        if (!ctx.isAdmin && !(await deps.conversations.spokeIn(conv, ctx.caller))) {
+          return reply("Not reset: only the people who spoke in that thread, and admins, can start it over.");
+        }
+        // Its open approvals close as cancelled by the caller (not as the requester's decision).
+        await deps.approvals.cancelConversation(conv, ctx.caller, "the thread was reset");
         await deps.conversations.reset(conv);
         return reply("Done: that thread starts over with your next message.");
       }
@@ -162,7 +168,10 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
         return reply(`${cmd.user} may use Neo.`);
       }
       await deps.access.deny(user, ctx.caller);
-      return reply(`${cmd.user} may no longer use Neo.`);
+      const revoked = await deps.approvals.revokeUser(user, ctx.caller, "Neo access withdrawn by an admin");
+      return reply(
+        `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}`,
+      );
     }
     case "usage": {
       if (cmd.all) return reply(`*Usage of this deployment*\n${await deps.usage.totals()}`);
@@ -180,10 +189,14 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       const user = ctx.resolveUser(cmd.user);
       if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
       await deps.caps.setLimit(user, cmd.amount, cmd.asset, ctx.caller);
+      // Pending approvals were offered under the old cap: they close, the user asks again.
+      const revoked = await deps.approvals.revokeUser(user, ctx.caller, "spend cap changed by an admin");
       const what = cmd.asset
         ? `${cmd.amount} ${cmd.asset}`
         : `${cmd.amount} in the default cap unit (NEO_CAP_UNIT), every asset valued in it`;
-      return reply(`${cmd.user}'s spend cap is now ${what}, per 24 hours.`);
+      return reply(
+        `${cmd.user}'s spend cap is now ${what}, per 24 hours.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs.` : ""}`,
+      );
     }
     case "unknown":
     case "invalid":

@@ -85,6 +85,8 @@ export interface ServerStatus {
 export interface CommandDeps {
   conversations: {
     reset(conversation: ConversationKey): Promise<void>;
+    /** Whether `user` has spoken in the conversation (a reset is theirs, or an admin's). */
+    spokeIn(conversation: ConversationKey, user: UserKey): Promise<boolean>;
     compact(conversation: ConversationKey): Promise<void>;
     stats(): ConversationStats;
   };
@@ -105,6 +107,10 @@ export interface CommandDeps {
   approvals: {
     pending(): Promise<ApprovalRecord[]>;
     cancel(approvalId: string, by: UserKey): Promise<DecideResult>;
+    /** Close `user`'s pending approvals as `by` (deny, cap change); resolves with how many. */
+    revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
+    /** Close a conversation's pending approvals as `by` (reset). */
+    cancelConversation(conversation: ConversationKey, by: UserKey, note: string): Promise<number>;
   };
   access: Pick<AccessPolicy, "allow" | "deny">;
   caps: {

@@ -14,6 +14,7 @@ import type { LogEntry } from "./log-entry.js";
 import { recordSubmitted } from "./observe.js";
 import { resetSummary } from "./replay.js";
 import { createSlots, type SlotGrant, SlotsClosedError } from "./slots.js";
+import { createSpeakers } from "./speakers.js";
 import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
 import type {
   ConversationIO,
@@ -34,6 +35,7 @@ const CONTROL_ATTEMPTS = 9;
 export function createConversations(options: ConversationsOptions): ConversationsService {
   const { store, limits, instanceId } = options;
   const journal = createJournal(store, limits.dedupeTtlMs);
+  const speakers = createSpeakers(store);
   const leases = createLeases(store, instanceId, limits.leaseMs);
   const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
   const threads = new Map<ConversationKey, Thread>();
@@ -241,6 +243,7 @@ export function createConversations(options: ConversationsOptions): Conversation
       const fresh = await journal.record(message);
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
+      await speakers.record(message.conversation, message.speaker.userKey);
       const t = thread(message.conversation);
       t.lastSpeaker = message.speaker.userKey;
       if (io) t.ios.set(message.id, io);
@@ -250,6 +253,8 @@ export function createConversations(options: ConversationsOptions): Conversation
       schedule(t);
       return { accepted: true };
     },
+
+    spokeIn: (key, user) => speakers.spokeIn(key, user),
 
     async reset(key) {
       abortTurn(key, "reset");

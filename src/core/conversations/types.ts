@@ -6,7 +6,7 @@ import type { Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
-import type { ConversationKey, Platform, Speaker } from "../keys.js";
+import type { ConversationKey, Platform, Speaker, UserKey } from "../keys.js";
 import type { Place } from "../place.js";
 import type { Reporter } from "../reporter.js";
 import type { BucketLimits } from "./token-bucket.js";
@@ -66,6 +66,8 @@ export interface Conversations {
    * the platform. `io` overrides the adapter's default IO for this turn (e.g. `/neo ask`).
    */
   submit(message: InboundMessage, io?: ConversationIO): Promise<SubmitResult>;
+  /** Whether `user` has spoken in the conversation (journaled a message there). */
+  spokeIn(conversation: ConversationKey, user: UserKey): Promise<boolean>;
   /** Cancel any running turn and start the thread over. */
   reset(conversation: ConversationKey): Promise<void>;
   /** Compact this thread's transcript now. */

@@ -3,6 +3,7 @@
  * and structured content become short, honest text; oversized results are cut with a marker.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { OutboundFile } from "../reporter.js";
 
 type Block = CallToolResult["content"][number];
 
@@ -42,6 +43,41 @@ export function renderResult(result: CallToolResult): string {
     parts.push(JSON.stringify(result.structuredContent));
   }
   return parts.join("\n");
+}
+
+const EXT: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+  "application/pdf": "pdf",
+  "text/csv": "csv",
+};
+
+/**
+ * The files in a result for the user: each image, and each resource that carries a blob, named
+ * after the resource's URI or `<tool>-<n>.<ext>`. Text resources stay text (the model reads them).
+ */
+export function resultFiles(result: CallToolResult, tool: string): OutboundFile[] {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  const out: OutboundFile[] = [];
+  for (const b of blocks) {
+    if (b.type === "image") {
+      const ext = EXT[b.mimeType] ?? "bin";
+      out.push({
+        name: `${tool}-${out.length + 1}.${ext}`,
+        type: b.mimeType,
+        bytes: Buffer.from(b.data, "base64"),
+      });
+    } else if (b.type === "resource" && "blob" in b.resource && typeof b.resource.blob === "string") {
+      const type = b.resource.mimeType ?? "application/octet-stream";
+      const base = b.resource.uri.split(/[/?#]/).filter(Boolean).at(-1) ?? "";
+      const name = /\.\w+$/.test(base) ? base : `${tool}-${out.length + 1}.${EXT[type] ?? "bin"}`;
+      out.push({ name, type, bytes: Buffer.from(b.resource.blob, "base64") });
+    }
+  }
+  return out;
 }
 
 /** Cut `text` to `max` characters, followed by a marker saying how much was cut. */

@@ -10,7 +10,7 @@ import { classifyTool, effectivePatterns, type ToolClass } from "./classify.js";
 import type { Manifest } from "./manifest.js";
 import { bindNames, type ToolIdentity } from "./naming.js";
 import { observeToolCall, UNKNOWN_TOOL_LABEL } from "./observe.js";
-import { renderResult, truncateResult } from "./render.js";
+import { renderResult, resultFiles, truncateResult } from "./render.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
 import { createServerConnection, type ServerConnection, type ServerInfo } from "./server-connection.js";
 import {
@@ -205,6 +205,7 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
   const cut = (r: ToolResult): ToolResult => ({
     content: truncateResult(r.content, opts.resultMaxChars),
     isError: r.isError,
+    ...(r.files?.length ? { files: r.files } : {}),
   });
 
   async function callBound(
@@ -213,7 +214,12 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
     const result = await b.conn.call(b.tool, args, b.name, ctx.signal);
-    return cut({ content: renderResult(result), isError: result.isError === true });
+    const files = resultFiles(result, b.tool);
+    return cut({
+      content: renderResult(result),
+      isError: result.isError === true,
+      ...(files.length ? { files } : {}),
+    });
   }
 
   const unknownTool = (name: string): ToolResult => ({

@@ -6,12 +6,14 @@ import type { ApprovalChannel } from "../approvals/types.js";
 import type { ConversationKey, Speaker } from "../keys.js";
 import type { ToolSchema } from "../llm/types.js";
 import type { Place } from "../place.js";
-import type { Reporter } from "../reporter.js";
+import type { OutboundFile, Reporter } from "../reporter.js";
 
 /** What a tool call returns to the model. `isError` = in-band failure the model should adapt to. */
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** Images and binary resources the tool returned, for the user (uploaded to the thread). */
+  files?: OutboundFile[];
 }
 
 /** Everything a dispatch may need about the turn that made the call. */

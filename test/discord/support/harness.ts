@@ -26,6 +26,7 @@ import {
   type FakeDiscordOptions,
   startFakeDiscord,
 } from "../../fakes/discord/fake-discord.js";
+import type { MessagePayload } from "../../fakes/discord/payloads.js";
 import { type ConversationDeps, createConversationDeps } from "../../fixtures/conversation-deps.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";
 import { NO_USAGE, usageCommands } from "../../support/usage-commands.js";
@@ -55,6 +56,8 @@ export interface Rig {
 export interface RigOptions {
   fake?: FakeDiscordOptions;
   approvalTtlMs?: number;
+  /** Gap per call between updates of an answer being written (default 0 here; the adapter's is 1,500 ms). */
+  draftIntervalMs?: number;
   /** NEO_ADMIN_USER_IDS, built from the fake's (fresh) user ids. */
   adminIds?: (fake: FakeDiscord) => string[];
   /** NEO_ANSWER_BOTS, built from the fake's (fresh) user ids. */
@@ -128,6 +131,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       commands,
       store,
       editIntervalMs: 0,
+      draftIntervalMs: opts.draftIntervalMs ?? 0,
     });
   adapter = makeAdapter();
   await conversations.start();
@@ -199,7 +203,12 @@ export function testCommandDeps(
       servers: () => [],
       reload: async () => [],
     },
-    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    approvals: {
+      pending: () => broker.listPending(),
+      cancel: (id, by) => broker.cancel(id, by),
+      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
+      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
+    },
     access,
     caps: { setLimit: async () => {} },
     usage,
@@ -221,4 +230,28 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${label}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The bot's own messages in a channel as they stand now, oldest first (not interaction replies). */
+export function botMessages(fake: FakeDiscord, channelId: string): MessagePayload[] {
+  return fake.channelMessages(channelId).filter((m) => m.author.id === fake.bot.id && !m.webhook_id);
+}
+
+/**
+ * Wait until the bot's messages in `channelId` read exactly `texts` and none carries a button (an
+ * answer being written carries Stop): the answer is finished, whether streamed or said whole.
+ */
+export async function untilShown(fake: FakeDiscord, channelId: string, texts: string[]): Promise<void> {
+  const now = () => botMessages(fake, channelId);
+  await until(`the answer reads ${JSON.stringify(texts).slice(0, 80)}`, () => {
+    const list = now();
+    return (
+      list.length === texts.length &&
+      list.every(
+        (m, i) => m.content === texts[i] && ((m.components as unknown[] | undefined) ?? []).length === 0,
+      )
+    );
+  }).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; shown: ${JSON.stringify(now().map((m) => m.content))}`);
+  });
 }

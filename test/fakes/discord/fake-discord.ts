@@ -24,6 +24,23 @@ import { createRestServer, type RateLimitRule, type RecordedCall, type RestState
 
 export type { RecordedCall } from "./rest.js";
 
+/**
+ * Matches a successful call that wrote a message whose content is `content` (or satisfies it): a
+ * create or an edit (answers are drafts edited as the model writes), in `channelId` if given.
+ */
+export function wrote(
+  content: string | ((text: string) => boolean),
+  channelId?: string,
+): (c: RecordedCall) => boolean {
+  return (c) => {
+    if (c.writesChannel === undefined || c.status >= 300) return false;
+    if (channelId !== undefined && c.writesChannel !== channelId) return false;
+    const text = (c.body as { content?: unknown } | undefined)?.content;
+    if (typeof text !== "string") return false;
+    return typeof content === "string" ? text === content : content(text);
+  };
+}
+
 /** Guilds | GuildMessages | DirectMessages | MessageContent: all a Neo bot may ask for. */
 const ALL_ALLOWED_INTENTS = 1 | (1 << 9) | (1 << 12) | (1 << 15);
 /** The privileged MESSAGE_CONTENT gateway intent. */
@@ -187,6 +204,23 @@ export class FakeDiscord {
 
   set applicationFlags(flags: number) {
     this.state.applicationFlags = flags;
+  }
+
+  /**
+   * The most message writes (creates and edits, successful) the bot made in `channelId` within any
+   * `windowMs` window: Discord allows 5 per 5 s per channel.
+   */
+  busiestWindow(channelId: string, windowMs = 5000): number {
+    const times = this.calls
+      .filter((c) => c.writesChannel === channelId && c.status < 300)
+      .map((c) => c.at)
+      .sort((a, b) => a - b);
+    let most = 0;
+    for (let i = 0, j = 0; i < times.length; i++) {
+      while (times[i]! - times[j]! >= windowMs) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
   }
 
   channelMessages(channelId: string): MessagePayload[] {

@@ -26,6 +26,10 @@ export interface RecordedCall {
   /** What the fake answered (the created message, for example). */
   response: unknown;
   seq: number;
+  /** When the fake answered it (ms since the epoch): for counting calls per window. */
+  at: number;
+  /** The channel whose messages it writes (create or edit, by bot or interaction webhook), if any. */
+  writesChannel?: string;
 }
 
 export interface RateLimitRule {
@@ -199,6 +203,14 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       },
     ],
     [
+      "DELETE",
+      /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(\d+)$/,
+      (m) => {
+        const channelId = state.interactionChannels.get(m[2]!);
+        return channelId ? deleteMessage(channelId, m[3]!) : notFound("Webhook");
+      },
+    ],
+    [
       "PATCH",
       /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(\d+)$/,
       (m, b) => {
@@ -219,6 +231,16 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         ),
     ],
   ];
+
+  /** Message creates and edits, by channel: what Discord's per-channel message limit counts. */
+  const writeTarget = (method: string, path: string): { writesChannel?: string } => {
+    if (method !== "POST" && method !== "PATCH") return {};
+    const direct = path.match(/^\/channels\/(\d+)\/messages(\/\d+)?$/);
+    if (direct) return { writesChannel: direct[1]! };
+    const hook = path.match(/^\/webhooks\/\d+\/([^/]+)(\/messages\/(\d+|@original))?$/);
+    const channel = hook ? state.interactionChannels.get(hook[1]!) : undefined;
+    return channel ? { writesChannel: channel } : {};
+  };
 
   const server = createServer((req, res) => {
     void handle(req, res);
@@ -252,12 +274,24 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     const body: unknown = raw && (req.headers["content-type"] ?? "").includes("json") ? JSON.parse(raw) : raw;
     const query = Object.fromEntries(url.searchParams);
     const authed = req.headers.authorization === `Bot ${state.token}`;
-    const call: RecordedCall = { method, path, query, body, authed, status: 0, response: undefined, seq: 0 };
+    const call: RecordedCall = {
+      method,
+      path,
+      query,
+      body,
+      authed,
+      status: 0,
+      response: undefined,
+      seq: 0,
+      at: 0,
+      ...writeTarget(method, path),
+    };
 
     const send = (reply: Reply, headers: Record<string, string> = {}): void => {
       call.status = reply.status;
       call.response = reply.json;
       call.seq = state.calls.length;
+      call.at = Date.now();
       state.calls.push(call);
       const payload = reply.json === undefined ? "" : JSON.stringify(reply.json);
       res.writeHead(reply.status, {

@@ -26,6 +26,8 @@ export interface FakeMessage {
   blocks?: unknown[];
   user: string;
   bot_id?: string;
+  /** Files shared with the message (Neo's uploads). */
+  files?: Array<{ id: string; name: string }>;
   /** Message metadata as posted; read back only with `include_all_metadata`, as Slack does. */
   metadata?: { event_type: string; event_payload?: Record<string, unknown> };
 }
@@ -91,6 +93,15 @@ export interface FakeFile {
   size?: number;
 }
 
+export interface FakeUpload {
+  id: string;
+  filename: string;
+  bytes: Buffer;
+  channel: string;
+  thread_ts?: string;
+  comment: string;
+}
+
 export interface ResponseUrlPost {
   id: string;
   body: Record<string, unknown>;
@@ -114,6 +125,10 @@ export interface FakeSlack {
    * id, name, mimetype, filetype, size, mode, url_private, url_private_download).
    */
   addFile(f: FakeFile): Record<string, unknown>;
+  /** Files Neo uploaded and shared (files.getUploadURLExternal → upload URL → files.completeUploadExternal). */
+  uploads: FakeUpload[];
+  /** Make every upload fail (`files.getUploadURLExternal` answers an error). */
+  failUploads(on: boolean): void;
   /** Every request for a hosted file (`/files-pri/…`), with the Authorization it carried. */
   fileRequests: Array<{ path: string; authorization?: string; served: boolean }>;
   /** Messages currently visible in a channel (posted, updated, not deleted), oldest first. */
@@ -139,10 +154,10 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readRaw(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** A message as a read method returns it: metadata only when the caller asked for it. */
@@ -170,6 +185,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const tiers = options.tiers ?? {};
   const calls: FakeCall[] = [];
   const responses: ResponseUrlPost[] = [];
+  const pendingUploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  const uploads: FakeUpload[] = [];
+  let failUploads = false;
   const hosted = new Map<string, FakeFile>();
   const fileRequests: FakeSlack["fileRequests"] = [];
   const store = new Map<string, FakeMessage[]>();
@@ -293,6 +311,52 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         list.splice(i, 1);
         return { ok: true, channel, ts: args.ts };
       }
+      case "files.getUploadURLExternal": {
+        // https://docs.slack.dev/reference/methods/files.getuploadurlexternal
+        if (failUploads) return { ok: false, error: "not_allowed_token_type" };
+        const filename = String(args.filename ?? "");
+        const length = Number(args.length ?? 0);
+        if (!filename || !(length > 0)) return { ok: false, error: "invalid_arguments" };
+        const id = `F${String(++seq).padStart(8, "0")}`;
+        pendingUploads.set(id, { filename, length });
+        return { ok: true, upload_url: `${baseUrlOf()}/upload/${id}`, file_id: id };
+      }
+      case "files.completeUploadExternal": {
+        // https://docs.slack.dev/reference/methods/files.completeuploadexternal: every file uploaded
+        // in full; shared into channel_id (and thread_ts) with initial_comment as one message.
+        const list = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as Array<{
+          id: string;
+          title?: string;
+        }>;
+        const target = String(args.channel_id ?? "");
+        const done: FakeUpload[] = [];
+        for (const f of list) {
+          const p = pendingUploads.get(f.id);
+          if (!p?.bytes || p.bytes.length !== p.length) return { ok: false, error: "file_upload_incomplete" };
+          done.push({
+            id: f.id,
+            filename: p.filename,
+            bytes: p.bytes,
+            channel: target,
+            ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+            comment: String(args.initial_comment ?? ""),
+          });
+        }
+        for (const f of list) pendingUploads.delete(f.id);
+        uploads.push(...done);
+        if (target) {
+          channelMessages(target).push({
+            ts: nextTs(),
+            channel: target,
+            text: String(args.initial_comment ?? ""),
+            user: botUserId,
+            bot_id: botId,
+            ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+            files: done.map((d) => ({ id: d.id, name: d.filename })),
+          });
+        }
+        return { ok: true, files: done.map((d) => ({ id: d.id, title: d.filename })) };
+      }
       case "chat.postEphemeral":
         return { ok: true, message_ts: nextTs() };
       case "apps.connections.open":
@@ -361,8 +425,33 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const body = await readBody(req);
+      const raw = await readRaw(req);
+      const body = raw.toString("utf8");
       const url = req.url ?? "/";
+      if (url.startsWith("/upload/")) {
+        // The upload URL files.getUploadURLExternal handed out: the bytes, with the bot token.
+        const pendingUpload = pendingUploads.get(url.slice("/upload/".length));
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+        if (!pendingUpload || !bearer) {
+          res.writeHead(404).end();
+          return;
+        }
+        // Slack takes the bytes raw or as a multipart form's file (the SDK sends a form).
+        const type = req.headers["content-type"] ?? "";
+        let bytes = raw;
+        if (type.startsWith("multipart/form-data")) {
+          const form = await new Request("http://upload", {
+            method: "POST",
+            headers: { "content-type": type },
+            body: raw,
+          }).formData();
+          const file = [...form.values()].find((v) => typeof v !== "string") as Blob | undefined;
+          bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
+        }
+        pendingUpload.bytes = bytes;
+        res.writeHead(200, { "content-type": "text/plain" }).end(`OK - ${bytes.length}`);
+        return;
+      }
       if (url.startsWith("/files-pri/")) {
         // The bot token of the file's workspace, or Slack's sign-in page (HTTP 200, HTML), as Slack
         // answers a url_private request without a token that may read it.
@@ -448,6 +537,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   function portOf(): number {
     return port;
   }
+  function baseUrlOf(): string {
+    return `http://127.0.0.1:${port}`;
+  }
   const baseUrl = `http://127.0.0.1:${port}`;
 
   return {
@@ -459,6 +551,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     calls,
     responses,
     fileRequests,
+    uploads,
+    failUploads: (on) => {
+      failUploads = on;
+    },
     addFile: (f) => {
       const team = f.team ?? teamId;
       const path = `/files-pri/${team}-${f.id}/${f.name}`;

@@ -139,6 +139,7 @@ export const FAST_RATES: SlackRateRules = {
   replies: { limit: 5, windowMs: 400 },
   history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
+  upload: { limit: 5, windowMs: 400 },
 };
 
 function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
@@ -260,7 +261,12 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       servers: () => [],
       reload: async () => [],
     },
-    approvals: { pending: () => broker.listPending(), cancel: (id, by) => broker.cancel(id, by) },
+    approvals: {
+      pending: () => broker.listPending(),
+      cancel: (id, by) => broker.cancel(id, by),
+      revokeUser: (user, by, note) => broker.revokeUser(user, by, note),
+      cancelConversation: (conv, by, note) => broker.cancelConversation(conv, by, note),
+    },
     access,
     caps: {
       setLimit: async (user, amount, asset) => {

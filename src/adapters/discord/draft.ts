@@ -1,0 +1,109 @@
+/**
+ * A Discord answer shown while the model writes it: the text so far is split exactly as `say`
+ * splits it (2,000 characters, paragraph and code-fence boundaries) and the messages posted so far
+ * are brought up to date by one paced job per channel (the pacer keeps the channel at most one
+ * update per interval and merges everything in between). The message being written carries the
+ * Stop button; the finished answer carries none, and its messages hold exactly `splitMessage(final)`.
+ */
+import type { AnswerDraft } from "../../core/reporter.js";
+import type { Pacer } from "./coalesce.js";
+import { splitMessage } from "./split.js";
+import type { StopRow } from "./stop-button.js";
+
+/** Where the draft's messages live (a channel, or an interaction's follow-ups). */
+export interface DraftTarget {
+  /** Post a new message; resolves with its id. */
+  post(content: string, components: StopRow[]): Promise<string>;
+  edit(id: string, content: string, components: StopRow[]): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
+export interface DiscordDraftOptions {
+  target: DraftTarget;
+  pacer: Pacer;
+  /** The pacer key: the channel the messages are in. */
+  channelId: string;
+  /** The Stop button row shown on the message being written (none when the turn cannot be stopped). */
+  stopRow?: StopRow;
+  /** Text is about to appear for the first time (stop typing). */
+  onFirstText(): void;
+  /** The draft is over: `finished` (the answer landed: remove the status line) or taken back (work goes on). */
+  onEnd(finished: boolean): Promise<void>;
+}
+
+interface Shown {
+  id: string;
+  content: string;
+  stoppable: boolean;
+}
+
+export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
+  const shown: Shown[] = [];
+  let latest = "";
+  let done = false;
+  let started = false;
+
+  /** Bring the posted messages up to `latest`; the last one is stoppable while the draft runs. */
+  const sync = async (): Promise<number> => {
+    const chunks = splitMessage(latest);
+    const stopAt = done || !o.stopRow ? -1 : chunks.length - 1;
+    let calls = 0;
+    for (const [i, content] of chunks.entries()) {
+      const stoppable = i === stopAt;
+      const components = stoppable && o.stopRow ? [o.stopRow] : [];
+      const had = shown[i];
+      if (!had) {
+        shown.push({ id: await o.target.post(content, components), content, stoppable });
+        calls++;
+      } else if (had.content !== content || had.stoppable !== stoppable) {
+        await o.target.edit(had.id, content, components);
+        had.content = content;
+        had.stoppable = stoppable;
+        calls++;
+      }
+    }
+    // The text got shorter (a retried answer said less): what it no longer needs goes.
+    for (const extra of shown.splice(chunks.length)) {
+      await o.target.remove(extra.id);
+      calls++;
+    }
+    return calls;
+  };
+
+  const push = (): void => o.pacer.push(o.channelId, sync);
+
+  return {
+    update(text) {
+      if (done) return;
+      if (!started) {
+        started = true;
+        o.onFirstText();
+      }
+      latest = text;
+      push();
+    },
+    async finish(text) {
+      done = true;
+      latest = text;
+      push();
+      try {
+        await o.pacer.settle(o.channelId);
+        // A paced job that failed only logged; the finished answer must land or the turn hears of it.
+        const chunks = splitMessage(text);
+        if (
+          chunks.length !== shown.length ||
+          chunks.some((c, i) => shown[i]!.content !== c || shown[i]!.stoppable)
+        )
+          await sync();
+      } finally {
+        await o.onEnd(true);
+      }
+    },
+    async discard() {
+      done = true;
+      await o.pacer.cancel(o.channelId);
+      for (const s of shown.splice(0)) await o.target.remove(s.id);
+      await o.onEnd(false);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Files out on Slack: an MCP tool (the real fixture server over stdio) returns an image or a binary
+ * resource; the real loop uploads it into the thread through Bolt's client (`files.uploadV2`:
+ * files.getUploadURLExternal, the bytes to the upload URL, files.completeUploadExternal) against the
+ * fake, and tells the model it was uploaded. A refused upload is said in text instead.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { parseManifest } from "../../src/core/tools/manifest.js";
+import { createToolSurface } from "../../src/core/tools/surface.js";
+import { CHART_PNG_BASE64, REPORT_CSV } from "../fixtures/mcp/chart.js";
+import { fixture } from "../tools/helpers.js";
+import { envelope, type Harness, mention, startHarness, userTs } from "./support/harness.js";
+
+const chartSurface = async () =>
+  createToolSurface({
+    manifest: parseManifest({ servers: { chart: fixture("chart") } }),
+    resultMaxChars: 50_000,
+    callTimeoutMs: 20_000,
+  });
+
+describe("Slack: files from tools are uploaded to the thread", () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it("an MCP tool's image and resource blob are uploaded in the thread; the model reads that they were", async () => {
+    h = await startHarness({
+      surface: chartSurface,
+      turns: [
+        {
+          reply: {
+            toolCalls: [
+              { id: "c1", name: "chart__draw_chart", arguments: {} },
+              { id: "c2", name: "chart__export_report", arguments: {} },
+            ],
+          },
+        },
+        {
+          expect: (r) => {
+            const results = r.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+            expect(results[0]).toContain(
+              "Chart drawn.\n[image image/png, 70 bytes]\n[draw_chart-1.png: uploaded to the conversation; the user sees it]",
+            );
+            expect(results[1]).toContain("[revenue.csv: uploaded to the conversation; the user sees it]");
+          },
+          reply: { text: "Here is the chart and the report." },
+        },
+      ],
+    });
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "chart the revenue", { ts })));
+    await h.fake.waitFor(
+      () => h!.fake.messages("C1", ts).some((m) => m.text === "Here is the chart and the report."),
+      "answer",
+    );
+    expect(h.fake.uploads.map((u) => [u.filename, u.channel, u.thread_ts, u.comment])).toEqual([
+      ["draw_chart-1.png", "C1", ts, "From chart__draw_chart: draw_chart-1.png"],
+      ["revenue.csv", "C1", ts, "From chart__export_report: revenue.csv"],
+    ]);
+    expect(h.fake.uploads[0]!.bytes.toString("base64")).toBe(CHART_PNG_BASE64);
+    expect(h.fake.uploads[1]!.bytes.toString()).toBe(REPORT_CSV);
+    // The file messages are in the thread, before the answer.
+    const thread = h.fake.messages("C1", ts);
+    expect(thread.filter((m) => m.files?.length).map((m) => m.files![0]!.name)).toEqual([
+      "draw_chart-1.png",
+      "revenue.csv",
+    ]);
+  });
+
+  it("a refused upload is said in the thread instead, and the model is told", async () => {
+    h = await startHarness({
+      surface: chartSurface,
+      turns: [
+        { reply: { toolCalls: [{ id: "c1", name: "chart__draw_chart", arguments: {} }] } },
+        {
+          expect: (r) =>
+            expect(String(r.messages.at(-1)!.content)).toContain(
+              "[draw_chart-1.png: the upload failed; the user was told it could not be shown]",
+            ),
+          reply: { text: "I drew it but could not show it." },
+        },
+      ],
+    });
+    h.fake.failUploads(true);
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "chart it", { ts })));
+    await h.fake.waitFor(
+      () => h!.fake.messages("C1", ts).some((m) => m.text === "I drew it but could not show it."),
+      "answer",
+    );
+    expect(h.fake.uploads).toEqual([]);
+    expect(h.fake.messages("C1", ts).map((m) => m.text)).toContain(
+      "I could not upload draw_chart-1.png from chart__draw_chart here (the upload failed).",
+    );
+  });
+});
