@@ -49,6 +49,16 @@ export function commandDeps(
     caps: {
       setLimit: (user, amount, asset, by) => s.caps.setCap(user, asset ?? cfg.NEO_CAP_UNIT, amount, by),
     },
+    channels: {
+      get: (ref) => s.channels.get(ref),
+      change: (ref, c) => s.channels.change(ref, c),
+      list: () => s.channels.list(),
+      // Budgets count cost from NEO_MODEL_PRICES: with prices set, a model without one would spend uncounted.
+      modelProblem: (model) =>
+        cfg.NEO_MODEL_PRICES && !cfg.NEO_MODEL_PRICES[model]
+          ? `\`${model}\` has no price in NEO_MODEL_PRICES, so its cost could not be counted`
+          : undefined,
+    },
     usage: {
       report: (u) => s.usage.report(u),
       totals: () => s.usage.totals(),

@@ -16,6 +16,7 @@ import { type CoreExecute, createCoreExecute } from "../core/approvals/core-exec
 import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
 import type { Executor } from "../core/approvals/executor.js";
 import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
+import { type ChannelSettingsStore, createChannelSettings } from "../core/channels/index.js";
 import { createConversationLookup } from "../core/conversations/lookup.js";
 import { createFileIntake, fileLimitsFromConfig } from "../core/files/index.js";
 import { createLlmClient } from "../core/llm/client.js";
@@ -33,6 +34,8 @@ export interface Services {
   cfg: Config;
   store: Store;
   ledger: UsageLedger;
+  /** Per-channel settings (`/neo channel`), read by the loop at each turn and by the adapters' gate. */
+  channels: ChannelSettingsStore;
   /** Durable usage counts, the USD budgets, `/neo usage` and the status lines. */
   usage: UsageTracker;
   llm: LlmClient;
@@ -64,6 +67,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     deploymentDailyUsd: cfg.NEO_BUDGET_USD_DAILY_DEPLOYMENT,
   });
   const llm = createLlmClient(cfg, ledger);
+  const channels = createChannelSettings(store);
   const memory = createMemory({
     store,
     llm,
@@ -114,6 +118,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     cfg,
     store,
     ledger,
+    channels,
     usage,
     llm,
     memory,
@@ -131,6 +136,7 @@ export async function createServices(cfg: Config): Promise<Services> {
       identity: { name: cfg.NEO_BOT_NAME, deployment: cfg.NEO_DEPLOYMENT },
       files: createFileIntake({ store, limits: fileLimitsFromConfig(cfg) }),
       budget: usage.budget,
+      channels,
     },
     async close() {
       await memory.drained();

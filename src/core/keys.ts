@@ -48,6 +48,11 @@ export function conversationKey(p: ConversationParts): ConversationKey {
   return [p.platform, p.workspace, p.channel, p.thread].map(enc).join(":");
 }
 
+/** `platform:workspace:channel`: the channel a conversation runs in (per-channel settings). */
+export function channelKey(p: Omit<ConversationParts, "thread">): string {
+  return [p.platform, p.workspace, p.channel].map(enc).join(":");
+}
+
 export function parseConversationKey(key: ConversationKey): ConversationParts {
   const parts = key.split(":");
   if (parts.length !== 4) throw new KeyError(`conversation key "${key}" must have 4 parts`);

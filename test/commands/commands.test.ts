@@ -6,13 +6,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAdminCheck } from "../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../src/core/access/policy.js";
+import { createChannelSettings } from "../../src/core/channels/index.js";
 import { parseCommand, runCommand, runConfirmed } from "../../src/core/commands/index.js";
 import type { CommandContext, CommandDeps } from "../../src/core/commands/types.js";
 import { createUsageLedger } from "../../src/core/llm/usage-ledger.js";
 import { createUsageTracker } from "../../src/core/usage/index.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
-import { usageCommands } from "../support/usage-commands.js";
+import { channelCommands, usageCommands } from "../support/usage-commands.js";
 
 describe("parseCommand", () => {
   it.each([
@@ -96,6 +97,7 @@ describe("runCommand", () => {
           caps.push(args);
         },
       },
+      channels: channelCommands(createChannelSettings(store)),
       usage: usageCommands(createUsageTracker({ store, ledger: createUsageLedger() })),
       system: {
         models: () => ({ main: "m", cheap: "c" }),

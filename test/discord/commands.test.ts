@@ -148,6 +148,7 @@ describe("Discord: /neo commands", () => {
       "budget",
       "compact",
       "reload",
+      "channel",
     ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseThreadLink, slackUserId } from "../../src/adapters/slack/command-listener.js";
 import { decideInbound } from "../../src/adapters/slack/inbound.js";
 import { renderSlackText } from "../../src/adapters/slack/readable.js";
+import { channelGate, DEFAULT_CHANNEL_SETTINGS } from "../../src/core/channels/index.js";
 
 const me = { teamId: "T1", botUserId: "UNEO", botId: "BNEO" };
 
@@ -57,7 +58,13 @@ describe("inbound decisions", () => {
     expect(reason({ ...base, subtype: "channel_join" })).toBe("message subtype channel_join");
     expect(reason({ ...base, subtype: "message_changed" })).toBe("message edit");
     expect(reason({ ...base, subtype: "message_deleted" })).toBe("message deletion");
-    expect(reason({ ...base, channel_type: "channel" })).toContain("without a mention");
+    // Channel chatter is the channel gate's to decide: without a mention it needs `mention optional`.
+    const chatter = decideInbound({ ...base, channel: "C1", channel_type: "channel" }, me);
+    expect(chatter).toMatchObject({ kind: "message", mentioned: false, shared: true });
+    expect(channelGate(DEFAULT_CHANNEL_SETTINGS, { dm: false, mentioned: false, followUp: false })).toEqual({
+      answer: false,
+      reason: "channel message without a mention",
+    });
     expect(reason({ ...base, text: "<@UNEO>" })).toBe("empty message");
     expect(reason({ nonsense: true })).toContain("unrecognised event shape");
   });

@@ -147,6 +147,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     neoId: () => client.user!.id,
     catchUp: backfill,
     answerBots: new Set(o.config.NEO_ANSWER_BOTS ?? []),
+    channels: o.commands.channels,
     onEmptyContent: () => {
       if (contentWarned) return;
       contentWarned = true;

@@ -101,6 +101,23 @@ export const ADMIN_SUBCOMMANDS: SubDef[] = [
   },
   { name: "compact", description: "Compact this thread's transcript now", options: [thread] },
   { name: "reload", description: "Restart the MCP servers" },
+  {
+    name: "channel",
+    description: "This channel's settings (no option: show them)",
+    options: [
+      {
+        name: "setting",
+        description: "What to change",
+        type: STR,
+        choices: ["enabled", "mention", "instructions", "model", "tools"].map((c) => ({ name: c, value: c })),
+      },
+      {
+        name: "value",
+        description: "on|off, required|optional, text|clear, model|default, servers|all|none",
+        type: STR,
+      },
+    ],
+  },
 ];
 
 const sub = (s: SubDef) => ({

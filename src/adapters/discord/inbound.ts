@@ -18,6 +18,11 @@ export interface MessageFacts {
   mentionsNeo: boolean;
   /** For threads: Neo already holds a conversation here (it opened it, or was mentioned in it). */
   knownThread: boolean;
+  /**
+   * The channel's settings let this message in without a mention (`channelGate`: mention optional).
+   * A mention is still needed for everything else outside Neo's threads.
+   */
+  mentionOptional: boolean;
   content: string;
   /** The message carries attachments (read as files, so a message of files alone is not empty). */
   hasFiles: boolean;
@@ -40,7 +45,7 @@ export function classify(f: MessageFacts): Route {
   }
   if (f.kind === "other") return { action: "ignore", reason: "channel type Neo does not answer in" };
   if (f.kind === "text") {
-    return f.mentionsNeo
+    return f.mentionsNeo || f.mentionOptional
       ? { action: "open-thread" }
       : { action: "ignore", reason: "no mention of Neo in a channel" };
   }
@@ -54,7 +59,7 @@ export function classify(f: MessageFacts): Route {
     }
     return { action: "thread", join: false };
   }
-  return f.mentionsNeo
+  return f.mentionsNeo || f.mentionOptional
     ? { action: "thread", join: true }
     : { action: "ignore", reason: "thread Neo is not part of, and no mention" };
 }

@@ -15,6 +15,7 @@ import {
 } from "discord.js";
 import type { AccessPolicy } from "../../core/access/policy.js";
 import type { DecideResult, Decision } from "../../core/approvals/types.js";
+import { channelOf } from "../../core/channels/index.js";
 import {
   type CommandContext,
   type CommandDeps,
@@ -79,6 +80,8 @@ function contextOf(d: InteractionDeps, i: ButtonInteraction | ChatInputCommandIn
   return {
     caller,
     isAdmin: d.access.isAdmin(caller, manageServer),
+    // A command in a thread applies to its parent channel, where the settings are kept.
+    channel: i.guildId ? channelOf(conversationOf(d.client, i.guildId, i.channelId)) : undefined,
     resolveUser(raw) {
       const id = raw.match(/^<@!?(\d+)>$/)?.[1] ?? raw.match(/^(\d{5,})$/)?.[1];
       return id ? discordUser(i.guildId, id) : undefined;

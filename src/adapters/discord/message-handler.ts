@@ -5,9 +5,10 @@
  */
 import { ChannelType, DiscordAPIError, type Message, RESTJSONErrorCodes } from "discord.js";
 import type { AccessPolicy } from "../../core/access/policy.js";
+import { type ChannelSettingsStore, channelGate } from "../../core/channels/index.js";
 import { countIgnored } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
-import type { ConversationKey } from "../../core/keys.js";
+import { type ConversationKey, channelKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
 import type { Backfill } from "./backfill.js";
@@ -34,6 +35,8 @@ export interface MessageHandlerDeps {
   catchUp: Pick<Backfill, "begin" | "done">;
   /** Bot user ids answered like people (`NEO_ANSWER_BOTS`). */
   answerBots: ReadonlySet<string>;
+  /** Per-channel settings: the gate decides whether a guild message is answered. */
+  channels: Pick<ChannelSettingsStore, "get">;
 }
 
 function kindOf(message: Message): ChannelKind {
@@ -77,7 +80,23 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
     const knownThread =
       kind === "thread" &&
       (ownedByNeo || (await d.store.get<number>(threadMarkKey(message.channelId))) !== undefined);
+    // The channel's settings (a thread's are its parent's): off = no answer; mention optional.
+    let mentionOptional = false;
+    if (kind !== "dm" && message.guildId) {
+      const ch = message.channel;
+      const parentId = ch.isThread() ? (ch.parentId ?? message.channelId) : message.channelId;
+      const settings = await d.channels.get(
+        channelKey({ platform: "discord", workspace: message.guildId, channel: parentId }),
+      );
+      const verdict = channelGate(settings, { dm: false, mentioned: mentionsNeo, followUp: knownThread });
+      if (!verdict.answer && !settings.enabled) {
+        ignore(message, verdict.reason);
+        return;
+      }
+      mentionOptional = verdict.answer && !mentionsNeo && !knownThread;
+    }
     const route = classify({
+      mentionOptional,
       authorIsNeo: message.author.id === neoId,
       authorIsBot: message.author.bot,
       authorIsAllowedBot: d.answerBots.has(message.author.id),

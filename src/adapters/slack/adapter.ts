@@ -247,6 +247,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     conversations: o.conversations,
     workspaces,
     policy: { answerBots: new Set(config.NEO_ANSWER_BOTS ?? []) },
+    channels: o.commands.channels,
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
   registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces);

@@ -9,7 +9,7 @@ import type { AccessPolicy } from "../../core/access/policy.js";
 import { needsAdmin, parseCommand, runCommand, runConfirmed } from "../../core/commands/index.js";
 import type { CommandContext, CommandDeps, CommandReply } from "../../core/commands/types.js";
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
-import { conversationKey, type UserKey, userKey } from "../../core/keys.js";
+import { channelKey, conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { createSlackReporter } from "./reporter.js";
@@ -85,6 +85,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
     return {
       caller,
       isAdmin,
+      // DM channel ids start with D: channel settings do not apply there.
+      channel: channelId.startsWith("D")
+        ? undefined
+        : channelKey({ platform: "slack", workspace: teamId, channel: channelId }),
       resolveUser: (raw) => {
         const id = slackUserId(raw);
         return id ? userKey({ platform: "slack", workspace: teamId, user: id }) : undefined;

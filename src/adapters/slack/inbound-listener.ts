@@ -6,9 +6,10 @@
  */
 import type { AllMiddlewareArgs, App } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
+import { type ChannelSettingsStore, channelGate } from "../../core/channels/index.js";
 import { countIgnored, recordInbound } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
-import { userKey } from "../../core/keys.js";
+import { channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
 import { decideInbound, type InboundDecision, type InboundPolicy, type SlackIdentity } from "./inbound.js";
@@ -32,6 +33,8 @@ export interface InboundDeps {
   workspaces: SlackWorkspaces;
   /** Bots answered like people (`NEO_ANSWER_BOTS`). */
   policy: InboundPolicy;
+  /** Per-channel settings: the gate decides whether a channel message is answered. */
+  channels: Pick<ChannelSettingsStore, "get">;
 }
 
 type Message = Extract<InboundDecision, { kind: "message" }>;
@@ -112,6 +115,17 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       countIgnored("slack");
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
       return;
+    }
+    if (d.shared) {
+      const settings = await deps.channels.get(
+        channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }),
+      );
+      const verdict = channelGate(settings, { dm: false, mentioned: d.mentioned, followUp: false });
+      if (!verdict.answer) {
+        countIgnored("slack");
+        slog.debug({ eventId, reason: verdict.reason }, `ignored: ${verdict.reason}`);
+        return;
+      }
     }
     const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
     if (!(await deps.access.isAllowed(speakerKey))) {

@@ -54,6 +54,9 @@ export type InboundDecision =
       shared: boolean;
       /** The event's `channel_type`, when it carried one (message events do; app_mention does not). */
       channelType: string | undefined;
+      /** Delivered as `app_mention`. A channel message without one is answered only where the
+       * channel's settings say so (`channelGate`, asked by the listener). */
+      mentioned: boolean;
     };
 
 /** Slackbot's own user id: its notices (reminders, tips, "you were added…") land in the DM. */
@@ -92,9 +95,6 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
   const author = e.user ?? (allowedBot ? e.bot_id : undefined);
   if (!author) return { kind: "ignore", reason: "no author" };
   const isDm = e.type === "message" && e.channel_type === "im";
-  if (e.type === "message" && !isDm) {
-    return { kind: "ignore", reason: "channel message without a mention (app_mention carries those)" };
-  }
   const files = slackFilesOf(e.files ?? [], me.teamId);
   const content: SlackContent = { text: e.text ?? "", attachments: e.attachments ?? [] };
   if (onlyMentionsNeo(content.text ?? "", me.botUserId) && files.length === 0 && !content.attachments?.length)
@@ -119,5 +119,6 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     files,
     shared: !isDm,
     channelType: e.channel_type,
+    mentioned: e.type === "app_mention",
   };
 }

@@ -4,6 +4,12 @@
  * iteration. Every appended message and every compaction goes through `ctx.onEvent` first.
  */
 import { budgetPct } from "../budget/budget.js";
+import {
+  type ChannelSettings,
+  channelOf,
+  DEFAULT_CHANNEL_SETTINGS,
+  restrictTools,
+} from "../channels/index.js";
 import { COMPACTION_NOTICE, type CompactionReason, compactWindow } from "../compaction/compact.js";
 import { createFileIntake } from "../files/intake.js";
 import { DEFAULT_FILE_LIMITS } from "../files/types.js";
@@ -48,6 +54,17 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
   let working: Message[] = [...(initial?.working ?? [])];
   let summary: string | null = initial?.summary ?? null;
   let busy = false;
+
+  /** A store that cannot be read leaves the channel on its defaults for this turn (logged). */
+  const channelSettings = async (conversation: string): Promise<ChannelSettings> => {
+    if (!deps.channels) return DEFAULT_CHANNEL_SETTINGS;
+    try {
+      return await deps.channels.get(channelOf(conversation));
+    } catch (err) {
+      log.warn({ err, conversation }, "channel settings unreadable; this turn uses the defaults");
+      return DEFAULT_CHANNEL_SETTINGS;
+    }
+  };
 
   const append = async (m: Message, ctx: TurnContext) => {
     working.push(m);
@@ -129,6 +146,9 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let narration = "";
 
     const identity = identityLine(deps.identity ?? DEFAULT_IDENTITY, ctx, input.speaker);
+    // The channel's settings as they are when the turn starts (an admin's change applies next turn).
+    const channel = await channelSettings(ctx.conversation);
+    const tools = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
     // The requester's messages that queued behind the opening one are answered in this same turn.
     const asked = [await enter(input, ctx), ...(await enterQueued(ctx, progress))].join("\n");
     const fault = (query: string): Promise<MemoryPage> =>
@@ -143,10 +163,21 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let page = await fault(asked);
 
     const window = () => {
-      const tools = deps.tools.schemas();
-      const body = buildSystemBody({ identity, page, activeGoal: activeGoal(summary, working), summary });
-      const pct = budgetPct({ system: body, messages: working, tools, contextWindow: limits.contextWindow });
-      return { tools, body, pct };
+      const schemas = tools.schemas();
+      const body = buildSystemBody({
+        identity,
+        page,
+        activeGoal: activeGoal(summary, working),
+        summary,
+        channelInstructions: channel.instructions,
+      });
+      const pct = budgetPct({
+        system: body,
+        messages: working,
+        tools: schemas,
+        contextWindow: limits.contextWindow,
+      });
+      return { tools: schemas, body, pct };
     };
     const stop = async (reason: StopReason): Promise<TurnResult> => {
       const text = honestPartial(reason, done, activeGoal(summary, working));
@@ -189,6 +220,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       try {
         res = await deps.llm.complete({
           role: "main",
+          ...(channel.model ? { model: channel.model } : {}),
           system: withBudgetStat(w.body, w.pct),
           messages: working,
           images: await files.images(ctx.conversation, working),
@@ -268,7 +300,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
 
       let outcomes: Awaited<ReturnType<typeof runToolBatch>>;
       try {
-        outcomes = await runToolBatch(res.toolCalls, deps.tools, toolCtx, ladder);
+        outcomes = await runToolBatch(res.toolCalls, tools, toolCtx, ladder);
       } catch (e) {
         // Every call gets a result even when cancelled, so the transcript stays a valid request.
         for (const c of res.toolCalls) {

@@ -1,3 +1,4 @@
+import type { ChannelSettingsStore } from "../channels/settings.js";
 import type { FileIntake } from "../files/intake.js";
 import type { LlmClient } from "../llm/types.js";
 import type { MemoryPort } from "../memory-port.js";
@@ -18,4 +19,6 @@ export interface AgentDeps {
   files?: FileIntake;
   /** The USD budget asked before each model call of a turn; unset = no budget (no prices). */
   budget?: TurnBudget | undefined;
+  /** Per-channel settings (instructions, model, tools), read at the start of each turn; unset = none. */
+  channels?: Pick<ChannelSettingsStore, "get"> | undefined;
 }

@@ -56,6 +56,8 @@ export interface SystemParts {
   page: MemoryPage;
   activeGoal: string;
   summary: string | null;
+  /** The channel's own instructions (`/neo channel instructions`), under the inviolable rules. */
+  channelInstructions?: string | undefined;
 }
 
 /** The active goal is the window's first request; a pasted document there is not repeated whole. */
@@ -72,6 +74,9 @@ export function buildSystemBody(p: SystemParts): string {
   const pinned = [
     `Identity: ${p.identity}`,
     `Inviolable rules:\n${INVIOLABLE_RULES.map((r) => `- ${r}`).join("\n")}`,
+    p.channelInstructions
+      ? `Instructions for this channel, from its admins (the rules above still come first):\n${p.channelInstructions.trim()}`
+      : "",
     p.page.pinned.trim(),
     p.activeGoal ? `Active goal: ${clip(p.activeGoal, ACTIVE_GOAL_CHARS)}` : "",
   ]

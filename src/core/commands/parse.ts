@@ -18,6 +18,8 @@ export const USAGE: Record<CommandName, string> = {
   budget: "/neo budget <user> <USD per day | default>",
   compact: "/neo compact [thread link]",
   reload: "/neo reload",
+  channel:
+    "/neo channel [enabled on|off | mention required|optional | instructions <text>|clear | model <name>|default | tools <server,…>|all|none]",
 };
 
 const NAMES = new Set<string>([...USER_COMMANDS, ...ADMIN_COMMANDS]);
@@ -27,6 +29,57 @@ const asset = z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, "asset must be a short 
 
 function invalid(command: CommandName, message: string): Command {
   return { name: "invalid", command, message, usage: USAGE[command] };
+}
+
+const ALIAS = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** `/neo channel …`: no arguments shows; otherwise one setting and its value. */
+function parseChannel(args: string[], restText: string): Command {
+  const [setting, value, ...more] = args;
+  if (setting === undefined) return { name: "channel" };
+  const v = value?.toLowerCase();
+  const bad = (why: string) => invalid("channel", why);
+  switch (setting.toLowerCase()) {
+    case "enabled":
+      if ((v !== "on" && v !== "off") || more.length) return bad("enabled takes `on` or `off`");
+      return { name: "channel", change: { setting: "enabled", value: v === "on" } };
+    case "mention":
+      if ((v !== "required" && v !== "optional") || more.length)
+        return bad("mention takes `required` or `optional`");
+      return { name: "channel", change: { setting: "mention", value: v } };
+    case "instructions": {
+      const text = restText
+        .slice(restText.toLowerCase().indexOf("instructions") + "instructions".length)
+        .trim();
+      if (!text) return bad("instructions takes the text to add, or `clear`");
+      if (text.length > 4000) return bad("instructions are at most 4,000 characters");
+      return {
+        name: "channel",
+        change: { setting: "instructions", value: text.toLowerCase() === "clear" ? null : text },
+      };
+    }
+    case "model":
+      if (!value || more.length) return bad("model takes one model name, or `default`");
+      return { name: "channel", change: { setting: "model", value: v === "default" ? null : value } };
+    case "tools": {
+      const list = args
+        .slice(1)
+        .join(",")
+        .split(",")
+        .map((a) => a.trim())
+        .filter(Boolean);
+      if (list.length === 0) return bad("tools takes server names separated by commas, `all` or `none`");
+      if (list.length === 1 && list[0]!.toLowerCase() === "all")
+        return { name: "channel", change: { setting: "tools", value: null } };
+      if (list.length === 1 && list[0]!.toLowerCase() === "none")
+        return { name: "channel", change: { setting: "tools", value: [] } };
+      const wrong = list.find((a) => !ALIAS.test(a));
+      if (wrong) return bad(`"${wrong}" is not a server name (letters, digits, _ and -)`);
+      return { name: "channel", change: { setting: "tools", value: list } };
+    }
+    default:
+      return bad(`unknown setting "${setting}"; one of enabled, mention, instructions, model, tools`);
+  }
 }
 
 export function parseCommand(input: string): Command {
@@ -54,6 +107,8 @@ export function parseCommand(input: string): Command {
     case "compact":
       if (args.length > 1) return invalid(cmd, `${cmd} takes at most one thread link`);
       return args[0] ? { name: cmd, target: args[0] } : { name: cmd };
+    case "channel":
+      return parseChannel(args, restText);
     case "approvals": {
       const [action = "list", id] = args;
       if (action === "list" && args.length <= 1) return { name: "approvals", action: "list" };

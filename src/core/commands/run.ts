@@ -1,5 +1,6 @@
 /** Run a parsed {@link Command} against {@link CommandDeps}. Every reply is for the caller only. */
 import type { ApprovalRecord } from "../approvals/types.js";
+import { describeChannel } from "../channels/index.js";
 import { log } from "../log.js";
 import { USAGE } from "./parse.js";
 import {
@@ -35,12 +36,22 @@ export function helpText(isAdmin: boolean): string {
     line("budget", "set a user's daily model budget in USD, or back to the default"),
     line("compact", "compact a thread's transcript now"),
     line("reload", "restart the MCP servers"),
+    line("channel", "this channel's settings: on/off, mention, instructions, model, tools"),
   ];
   return [
     "*Neo commands*",
     ...user,
     ...(isAdmin ? ["", "*Admin*", ...admin] : ["", `Admins also have: ${ADMIN_COMMANDS.join(", ")}.`]),
   ].join("\n");
+}
+
+async function channelLines(deps: CommandDeps): Promise<string[]> {
+  const all = await deps.channels.list();
+  if (all.length === 0) return ["• Channel settings: none (every channel has the defaults)"];
+  return [
+    `• Channel settings (${all.length}):`,
+    ...all.map((c) => `    • \`${c.ref}\` ${describeChannel(c.settings)}`),
+  ];
 }
 
 function approvalLine(r: ApprovalRecord): string {
@@ -86,8 +97,26 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
   switch (cmd.name) {
     case "help":
       return reply(helpText(ctx.isAdmin));
-    case "ask":
+    case "ask": {
+      // A channel turned off answers nothing, not even `/neo ask`; the caller is told why, once.
+      const here = ctx.channel ? await deps.channels.get(ctx.channel) : undefined;
+      if (here && !here.enabled) {
+        return reply("Neo is turned off in this channel (an admin ran `/neo channel enabled off`).");
+      }
       return { kind: "ask", text: cmd.text };
+    }
+    case "channel": {
+      if (!ctx.channel) return reply("Run `/neo channel` in the channel it should apply to (not in a DM).");
+      if (cmd.change?.setting === "model" && cmd.change.value) {
+        const problem = deps.channels.modelProblem(cmd.change.value);
+        if (problem) return reply(`Not changed: ${problem}`);
+      }
+      const s = cmd.change
+        ? await deps.channels.change(ctx.channel, cmd.change)
+        : await deps.channels.get(ctx.channel);
+      const head = cmd.change ? "Changed; from the next turn on this channel is" : "This channel is";
+      return reply(`${head}: ${describeChannel(s)}.`);
+    }
     case "memory": {
       const text = await deps.memory.describe(ctx.caller);
       return reply(
@@ -135,6 +164,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
             `    • \`${v.name}\` ${v.ok ? `up, ${v.tools} tools` : "DOWN"}${v.warning ? ` — ${v.warning}` : ""}`,
         ),
         await deps.usage.statusLines(),
+        ...(await channelLines(deps)),
       ];
       return reply(lines.join("\n"));
     }

@@ -14,6 +14,7 @@
  */
 import type { AccessPolicy } from "../access/policy.js";
 import type { ApprovalRecord, DecideResult } from "../approvals/types.js";
+import type { ChannelChange, ChannelRef, ChannelSettingsStore } from "../channels/index.js";
 import type { ConversationStats } from "../conversations/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
 
@@ -30,6 +31,7 @@ export const ADMIN_COMMANDS = [
   "budget",
   "compact",
   "reload",
+  "channel",
 ] as const;
 
 export type CommandName = (typeof USER_COMMANDS)[number] | (typeof ADMIN_COMMANDS)[number];
@@ -54,6 +56,8 @@ export type Command =
   | { name: "budget"; user: string; usd?: number }
   | { name: "compact"; target?: string }
   | { name: "reload" }
+  /** The settings of the channel the command runs in: shown, or one of them changed. */
+  | { name: "channel"; change?: ChannelChange }
   /** Known subcommand, bad arguments: `message` says what was wrong, `usage` how to call it. */
   | { name: "invalid"; command: CommandName; message: string; usage: string }
   /** Not a subcommand: answered with the help text. */
@@ -71,6 +75,8 @@ export interface CommandContext {
    * thread link), else the thread the command was run in. Undefined when neither names one.
    */
   resolveConversation(target?: string): ConversationKey | undefined;
+  /** The channel the command was run in (a thread's parent channel); undefined in a DM. */
+  channel?: ChannelRef | undefined;
 }
 
 /** One MCP server as `/neo status` reports it. */
@@ -116,6 +122,11 @@ export interface CommandDeps {
   caps: {
     /** Set `user`'s spend cap; `asset` undefined = every asset without a cap of its own. */
     setLimit(user: UserKey, amount: string, asset: string | undefined, by: UserKey): Promise<void>;
+  };
+  /** Per-channel settings (`createChannelSettings`). */
+  channels: Pick<ChannelSettingsStore, "get" | "change" | "list"> & {
+    /** Why `model` cannot be a channel's model (e.g. no price while budgets count cost); undefined = it can. */
+    modelProblem(model: string): string | undefined;
   };
   /** Durable usage and USD budgets (`createUsageTracker`). */
   usage: {

@@ -195,7 +195,8 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
 
   return {
     async complete(req) {
-      if (req.role === "main" || !cheapModel) return call(cfg.NEO_MAIN_MODEL, req, cfg.NEO_LLM_MAX_RETRIES);
+      if (req.role === "main" || !cheapModel)
+        return call((req.role === "main" && req.model) || cfg.NEO_MAIN_MODEL, req, cfg.NEO_LLM_MAX_RETRIES);
       try {
         return await call(cheapModel, req, 0);
       } catch (e) {

@@ -78,6 +78,8 @@ export interface TextSink {
 
 export interface CompletionRequest {
   role: ModelRole;
+  /** A `main` call's model instead of `NEO_MAIN_MODEL` (a channel's `/neo channel model`). */
+  model?: string;
   system: string;
   messages: Message[];
   tools?: ToolSchema[];

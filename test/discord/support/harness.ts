@@ -13,6 +13,7 @@ import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
 import { createSpendCaps, type SpendCaps } from "../../../src/core/approvals/caps.js";
+import { createChannelSettings } from "../../../src/core/channels/index.js";
 import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
@@ -29,7 +30,7 @@ import {
 import type { MessagePayload } from "../../fakes/discord/payloads.js";
 import { type ConversationDeps, createConversationDeps } from "../../fixtures/conversation-deps.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../support/scripted-openai.js";
-import { NO_USAGE, usageCommands } from "../../support/usage-commands.js";
+import { channelCommands, NO_CHANNELS, NO_USAGE, usageCommands } from "../../support/usage-commands.js";
 
 export interface Rig {
   fake: FakeDiscord;
@@ -82,7 +83,9 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const store = opts.redis
     ? await createStore({ redisUrl: opts.redis.url, dataDir: "unused", prefix: opts.redis.prefix })
     : await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
+  const channels = createChannelSettings(store);
   deps = await createConversationDeps({
+    channels,
     endpointUrl: ep.url,
     gateDir: dir,
     ...(opts.env ? { env: opts.env } : {}),
@@ -118,6 +121,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     usageCommands(deps.usage!),
     deps.memory,
   );
+  commands.channels = channelCommands(channels);
   const makeAdapter = () =>
     createDiscordAdapter({
       config: {
@@ -212,6 +216,7 @@ export function testCommandDeps(
     access,
     caps: { setLimit: async () => {} },
     usage,
+    channels: NO_CHANNELS,
     system: {
       models: () => ({ main: "gpt-test", cheap: "gpt-test" }),
       store: () => ({ kind: store.kind, healthy: store.healthy() }),

@@ -18,6 +18,7 @@ import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/app
 import { createSpendCaps, type SpendCaps } from "../../../src/core/approvals/caps.js";
 import { createCoreExecute } from "../../../src/core/approvals/core-execute.js";
 import type { Executor } from "../../../src/core/approvals/executor.js";
+import { createChannelSettings } from "../../../src/core/channels/index.js";
 import type { CommandDeps } from "../../../src/core/commands/types.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
@@ -44,7 +45,7 @@ import {
   type ScriptedTurn,
   startScriptedOpenAI,
 } from "../../support/scripted-openai.js";
-import { usageCommands } from "../../support/usage-commands.js";
+import { channelCommands, usageCommands } from "../../support/usage-commands.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";
 export const TEAM = "T0001";
@@ -235,6 +236,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     ...(memory ? { memory: memory.port } : {}),
   });
   const files = createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...o.files } });
+  const channels = createChannelSettings(store);
+  agentDeps.channels = channels;
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
     store,
@@ -274,6 +277,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       },
     },
     usage: usageCommands(agentDeps.usage!),
+    channels: channelCommands(channels),
     system: {
       models: () => ({ main: "main-model", cheap: "main-model" }),
       store: () => ({ kind: store.kind, healthy: store.healthy() }),
