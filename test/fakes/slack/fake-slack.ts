@@ -28,6 +28,8 @@ export interface FakeMessage {
   bot_id?: string;
   /** Files shared with the message (Neo's uploads). */
   files?: Array<{ id: string; name: string }>;
+  /** A streamed message not yet stopped (`chat.startStream` … `chat.stopStream`). */
+  streaming?: boolean;
   /** Message metadata as posted; read back only with `include_all_metadata`, as Slack does. */
   metadata?: { event_type: string; event_payload?: Record<string, unknown> };
 }
@@ -117,6 +119,11 @@ export interface FakeSlack {
   botId: string;
   calls: FakeCall[];
   callsTo(method: string): FakeCall[];
+  /**
+   * The most successful edits of messages in `channel` (`chat.update`, `chat.appendStream`) within
+   * any `windowMs` window.
+   */
+  busiestEditWindow(channel: string, windowMs: number): number;
   /** Calls the fake refused because they exceeded its tier. */
   violations(): FakeCall[];
   responses: ResponseUrlPost[];
@@ -225,6 +232,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const revoked = new Set<string>();
   const installOfToken = (token: string | undefined) => installs.find((i) => i.token === token);
 
+  /** A stream call's text: `markdown_text`, or its `markdown_text` chunks (what the SDK's streamer sends). */
+  const streamText = (args: Record<string, unknown>): string | undefined => {
+    if (typeof args.markdown_text === "string") return args.markdown_text;
+    const chunks = typeof args.chunks === "string" ? JSON.parse(args.chunks) : args.chunks;
+    if (!Array.isArray(chunks)) return undefined;
+    return (chunks as Array<{ type?: string; text?: string }>)
+      .filter((c) => c.type === "markdown_text")
+      .map((c) => String(c.text ?? ""))
+      .join("");
+  };
+
   const handle = (method: string, args: Record<string, unknown>, token?: string): Record<string, unknown> => {
     const channel = String(args.channel ?? "");
     if (token && revoked.has(token)) return { ok: false, error: "invalid_auth" };
@@ -295,6 +313,45 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         };
         channelMessages(channel).push(m);
         return { ok: true, channel, ts: m.ts, message: m };
+      }
+      // Streaming messages (https://docs.slack.dev/reference/methods/chat.startStream, appendStream,
+      // stopStream): a stream is a reply in a thread; outside a DM it names its recipient; text is
+      // appended only while the message streams, at most 12,000 characters per call.
+      case "chat.startStream": {
+        if (!channel) return { ok: false, error: "channel_not_found" };
+        if (!args.thread_ts)
+          return { ok: false, error: "invalid_arguments", detail: "thread_ts is required" };
+        if (!channel.startsWith("D") && (!args.recipient_user_id || !args.recipient_team_id))
+          return { ok: false, error: "invalid_arguments", detail: "recipient_user_id and recipient_team_id" };
+        const text = streamText(args) ?? "";
+        if (text.length > 12_000) return { ok: false, error: "msg_too_long" };
+        const m: FakeMessage = {
+          ts: nextTs(),
+          channel,
+          text,
+          user: botUserId,
+          bot_id: botId,
+          thread_ts: String(args.thread_ts),
+          streaming: true,
+        };
+        channelMessages(channel).push(m);
+        return { ok: true, channel, ts: m.ts };
+      }
+      case "chat.appendStream":
+      case "chat.stopStream": {
+        const m = channelMessages(channel).find((x) => x.ts === args.ts);
+        if (!m) return { ok: false, error: "message_not_found" };
+        if (!m.streaming) return { ok: false, error: "message_not_in_streaming_state" };
+        const text = streamText(args);
+        if (method === "chat.appendStream" && typeof text !== "string")
+          return { ok: false, error: "invalid_arguments", detail: "markdown_text or chunks is required" };
+        if (typeof text === "string" && text.length > 12_000) return { ok: false, error: "msg_too_long" };
+        if (typeof text === "string") m.text += text;
+        if (method === "chat.stopStream") {
+          m.streaming = false;
+          if (args.blocks !== undefined) m.blocks = args.blocks as unknown[];
+        }
+        return { ok: true, channel, ts: m.ts };
       }
       case "chat.update": {
         const m = channelMessages(channel).find((x) => x.ts === args.ts);
@@ -576,6 +633,23 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       };
     },
     callsTo: (method) => calls.filter((c) => c.method === method && c.status === 200),
+    busiestEditWindow(channel, windowMs) {
+      const times = calls
+        .filter(
+          (c) =>
+            (c.method === "chat.update" || c.method === "chat.appendStream") &&
+            c.status === 200 &&
+            c.args.channel === channel,
+        )
+        .map((c) => c.at)
+        .sort((a, b) => a - b);
+      let most = 0;
+      for (let i = 0, j = 0; i < times.length; i++) {
+        while (times[i]! - times[j]! >= windowMs) j++;
+        most = Math.max(most, i - j + 1);
+      }
+      return most;
+    },
     violations: () => calls.filter((c) => (c as FakeCall & { violation?: boolean }).violation === true),
     messages: (channel, threadTs) =>
       channelMessages(channel).filter(
