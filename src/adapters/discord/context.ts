@@ -3,9 +3,7 @@
  * mention replies to, and, when Neo joins an existing thread, that thread's recent human messages.
  */
 import type { Message } from "discord.js";
-
-/** How many earlier thread messages Neo reads when it is first mentioned in a thread. */
-export const THREAD_CONTEXT_LIMIT = 20;
+import { boundEarlier, comparePositions, EARLIER_MESSAGES } from "../../core/conversations/index.js";
 
 export function speakerName(message: Message): string {
   return message.member?.displayName ?? message.author.globalName ?? message.author.username;
@@ -13,14 +11,25 @@ export function speakerName(message: Message): string {
 
 const line = (m: Message): string => `${speakerName(m)}: ${m.content}`;
 
-export async function gatherContext(message: Message, joinThread: boolean): Promise<string[]> {
+/**
+ * `seen`: how far the conversation's transcript already reaches into the thread (a thread whose
+ * mark expired while its transcript stayed): only later messages are brought in, each once.
+ */
+export async function gatherContext(message: Message, joinThread: boolean, seen?: string): Promise<string[]> {
   const out: string[] = [];
   if (joinThread && message.channel.isThread()) {
-    const earlier = await message.channel.messages.fetch({ before: message.id, limit: THREAD_CONTEXT_LIMIT });
-    const human = [...earlier.values()].filter((m) => !m.author.bot && m.content.trim() && !m.system);
+    // `before` and `after` are exclusive on Discord: the newest page, then what lies past `seen`.
+    const earlier = await message.channel.messages.fetch({ before: message.id, limit: EARLIER_MESSAGES });
+    const human = [...earlier.values()].filter(
+      (m) =>
+        !m.author.bot &&
+        m.content.trim() &&
+        !m.system &&
+        (seen === undefined || comparePositions(m.id, seen) > 0),
+    );
     // Snowflakes order messages exactly (timestamps tie within a millisecond).
-    human.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    out.push(...human.map(line));
+    human.sort((a, b) => comparePositions(a.id, b.id));
+    out.push(...boundEarlier(human.map(line)));
   }
   if (message.reference?.messageId) {
     const ref = await message.fetchReference();

@@ -25,7 +25,7 @@ const THREAD_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 export interface MessageHandlerDeps {
   store: Store;
-  conversations: Pick<Conversations, "submit">;
+  conversations: Pick<Conversations, "submit" | "seenThrough">;
   access: Pick<AccessPolicy, "isAllowed">;
   reporter: (conversation: ConversationKey) => MessageReporter;
   neoId: () => string;
@@ -136,7 +136,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       conversation = threadConversation(message.guildId!, parentId, message.channelId);
       if (route.join) {
         await d.store.set(threadMarkKey(message.channelId), Date.now(), THREAD_MARK_TTL_MS);
-        context = await gatherContext(message, true);
+        context = await gatherContext(message, true, await d.conversations.seenThrough(conversation));
       }
     }
     const files = discordFilesOf(message.attachments.values(), message.channelId);
@@ -150,6 +150,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       // Of the channel the mention came from: the thread Neo opens on it is as public as it is.
       place: placeOf(message.channel, message.guildId),
       ...(context.length ? { context } : {}),
+      position: message.id,
       receivedAt: message.createdTimestamp,
     };
     const reporter = d.reporter(conversation);

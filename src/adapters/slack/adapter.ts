@@ -55,7 +55,7 @@ export interface SlackAdapterConfig {
 export interface SlackAdapterOptions {
   config: SlackAdapterConfig;
   /** Set before `start()`; adapters and conversations reference each other (see `io`). */
-  conversations: Pick<Conversations, "submit">;
+  conversations: Pick<Conversations, "submit" | "seenThrough">;
   broker: Pick<ApprovalBroker, "decide" | "get">;
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;

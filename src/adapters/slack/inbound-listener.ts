@@ -7,12 +7,20 @@
 import type { AllMiddlewareArgs, App } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
 import { type ChannelSettingsStore, channelGate } from "../../core/channels/index.js";
+import { boundEarlier, comparePositions, EARLIER_MESSAGES } from "../../core/conversations/index.js";
 import { countIgnored, recordInbound } from "../../core/conversations/observe.js";
 import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
 import { channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
-import { decideInbound, type InboundDecision, type InboundPolicy, type SlackIdentity } from "./inbound.js";
+import {
+  decideInbound,
+  type InboundDecision,
+  type InboundPolicy,
+  SLACKBOT_USER,
+  type SlackIdentity,
+} from "./inbound.js";
+import type { ReplyMessage } from "./outbound.js";
 import { namesIn, renderSlackContent } from "./readable.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
@@ -22,13 +30,11 @@ import type { SlackWorkspaces } from "./workspaces.js";
  * down) cannot swallow Slack's retries (about 1 and 5 minutes later).
  */
 export const EVENT_CLAIM_MS = 30_000;
-/** Earlier thread messages brought in as context, at most. */
-export const CONTEXT_MESSAGES = 20;
 
 export interface InboundDeps {
   store: Store;
   access: Pick<AccessPolicy, "isAllowed">;
-  conversations: Pick<Conversations, "submit">;
+  conversations: Pick<Conversations, "submit" | "seenThrough">;
   /** The workspace each event came from: its identity, token and calls. */
   workspaces: SlackWorkspaces;
   /** Bots answered like people (`NEO_ANSWER_BOTS`). */
@@ -57,20 +63,44 @@ function envelopeOf(body: unknown): { eventId?: string; teamId?: string; event?:
   };
 }
 
-async function contextFor(d: Message, me: SlackIdentity, deps: InboundDeps): Promise<string[] | undefined> {
+/** A thread message a person wrote (not Neo, not a bot, not a system notice). */
+const byPerson = (m: ReplyMessage, me: SlackIdentity): boolean =>
+  Boolean(m.user && m.user !== me.botUserId && m.user !== SLACKBOT_USER && !m.bot_id && !m.subtype);
+
+/**
+ * Earlier thread messages the transcript does not hold yet, "Name: text", oldest first. The first
+ * time Neo is addressed in a thread (nothing journaled there: `seen` undefined) that is the thread
+ * so far, bounded, newest kept. After that, follow-ups arrive as events of their own, so only a
+ * mention looks back, and only past `seen` (what an app without the message events missed).
+ */
+async function contextFor(
+  d: Message,
+  me: SlackIdentity,
+  deps: InboundDeps,
+  seen: string | undefined,
+): Promise<string[] | undefined> {
   if (!d.inThread || !d.threadTs) return undefined;
-  const replies = await deps.workspaces.out(me.teamId).replies(d.channel, d.threadTs);
-  const earlier = replies
-    .filter((m) => m.ts < d.ts && m.user && m.user !== me.botUserId && !m.bot_id && !m.subtype && m.text)
-    .slice(-CONTEXT_MESSAGES);
+  if (seen !== undefined && (!d.mentioned || comparePositions(seen, d.ts) >= 0)) return undefined;
+  const replies = await deps.workspaces.out(me.teamId).replies(d.channel, d.threadTs, seen);
+  const unseen = replies
+    .filter(
+      (m) =>
+        comparePositions(m.ts, d.ts) < 0 &&
+        (seen === undefined || comparePositions(m.ts, seen) > 0) &&
+        byPerson(m, me) &&
+        (m.text || m.files?.length || m.attachments?.length),
+    )
+    .sort((a, b) => comparePositions(a.ts, b.ts))
+    .slice(-EARLIER_MESSAGES);
   const lines: string[] = [];
-  for (const m of earlier) {
+  for (const m of unseen) {
     const who = await deps.workspaces.users(me.teamId).get(m.user!);
     lines.push(
       `${who.displayName}: ${await renderSlackContent(m, namesIn(deps.workspaces, me.teamId), me.botUserId)}`,
     );
   }
-  return lines.length ? lines : undefined;
+  const kept = boundEarlier(lines);
+  return kept.length ? kept : undefined;
 }
 
 export function registerInbound(app: App, deps: InboundDeps): void {
@@ -133,6 +163,8 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
       return;
     }
+    // How far the transcript reaches into this thread: what it holds is never brought in again.
+    const seen = await deps.conversations.seenThrough(d.conversation);
     // Name and thread context enrich the message; failing to get them must not lose it (logged).
     const [who, context_, kind] = await Promise.all([
       deps.workspaces
@@ -142,7 +174,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
           slog.warn({ err, user: d.user }, "users.info failed; speaking name is the user id");
           return { displayName: d.user };
         }),
-      contextFor(d, me, deps).catch((err: unknown) => {
+      contextFor(d, me, deps, seen).catch((err: unknown) => {
         slog.warn(
           { err, channel: d.channel },
           "conversations.replies failed; no thread context for this message",
@@ -160,6 +192,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       shared: d.shared,
       place: { kind, workspace: me.teamId },
       ...(context_ ? { context: context_ } : {}),
+      position: d.ts,
       receivedAt: Date.now(),
     };
     const res = await deps.conversations.submit(msg);

@@ -78,6 +78,9 @@ export interface ChannelInfo {
   isPrivate: boolean;
 }
 
+/** Pages of `conversations.replies` read for one thread at most (a longer thread keeps its start). */
+export const REPLIES_PAGES = 5;
+
 export interface ReplyMessage {
   ts: string;
   metadata?: MessageMetadata;
@@ -111,7 +114,11 @@ export interface SlackOutbound {
   /** What `conversations.info` says of a channel: its name (a DM's is its id) and who may read it. */
   channelInfo(channel: string): Promise<ChannelInfo>;
   /** A thread's messages (first page), metadata included. */
-  replies(channel: string, ts: string): Promise<ReplyMessage[]>;
+  /**
+   * A thread's messages, oldest first (all pages, at most REPLIES_PAGES); with `oldest`, only those
+   * after it (Slack's `oldest`, exclusive) and the thread's parent.
+   */
+  replies(channel: string, ts: string, oldest?: string): Promise<ReplyMessage[]>;
   /** A channel's top-level messages after `oldest` (first page, newest first), metadata included. */
   history(channel: string, oldest?: string): Promise<ReplyMessage[]>;
   react(channel: string, ts: string, name: string): Promise<void>;
@@ -222,20 +229,29 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
         isPrivate: Boolean(c?.is_private),
       };
     },
-    replies: async (channel, ts) => {
-      const res = await gate.run({
-        key: `${team}:conversations.replies`,
-        rule: rules.replies,
-        call: async () =>
-          client.conversations.replies({
-            channel,
-            ts,
-            limit: 100,
-            include_all_metadata: true,
-            token: await o.token(),
-          }),
-      });
-      return (res?.messages ?? []) as ReplyMessage[];
+    replies: async (channel, ts, oldest) => {
+      const out: ReplyMessage[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < REPLIES_PAGES; page++) {
+        const res = await gate.run({
+          key: `${team}:conversations.replies`,
+          rule: rules.replies,
+          call: async () =>
+            client.conversations.replies({
+              channel,
+              ts,
+              limit: 200,
+              include_all_metadata: true,
+              ...(oldest ? { oldest } : {}),
+              ...(cursor ? { cursor } : {}),
+              token: await o.token(),
+            }),
+        });
+        out.push(...((res?.messages ?? []) as ReplyMessage[]));
+        cursor = res?.response_metadata?.next_cursor || undefined;
+        if (!res?.has_more || !cursor) break;
+      }
+      return out;
     },
     history: async (channel, oldest) => {
       const res = await gate.run({

@@ -256,6 +256,8 @@ export function createConversations(options: ConversationsOptions): Conversation
 
     spokeIn: (key, user) => speakers.spokeIn(key, user),
 
+    seenThrough: (key) => journal.seenThrough(key),
+
     async reset(key) {
       abortTurn(key, "reset");
       await control(key, async (live, e, t) => {

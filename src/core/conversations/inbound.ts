@@ -35,6 +35,10 @@ const inboundSchema = z.object({
     .optional(),
   place: placeSchema,
   context: z.array(z.string()).optional(),
+  position: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "expected a decimal position")
+    .optional(),
   receivedAt: z.number(),
 });
 

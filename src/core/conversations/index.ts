@@ -4,5 +4,6 @@ export { InboundMessageError, parseInbound } from "./inbound.js";
 export { LogConflictError } from "./journal.js";
 export { conversationLimits } from "./limits.js";
 export type { LogEntry } from "./log-entry.js";
+export { boundEarlier, comparePositions, EARLIER_MESSAGES, EARLIER_TOKENS } from "./position.js";
 export { INTERRUPTED_TOOL_RESULT, replay } from "./replay.js";
 export type * from "./types.js";

@@ -23,8 +23,16 @@ export interface InboundMessage {
   files?: InboundFile[];
   /** See `TurnContext.place`. Journaled with the message, so a resumed turn keeps it. */
   place: Place;
-  /** Earlier human messages brought in as context ("Name: text"), oldest first. */
+  /**
+   * Earlier human messages of the thread the transcript does not hold yet ("Name: text", oldest
+   * first): those before Neo was first addressed there, or missed since (see `position`).
+   */
   context?: string[];
+  /**
+   * Where the message stands in its thread on the platform (Slack `ts`, Discord snowflake;
+   * `position.ts`). Journaled, so the transcript itself says how far into the thread it reaches.
+   */
+  position?: string;
   receivedAt: number;
 }
 
@@ -66,6 +74,11 @@ export interface Conversations {
    * the platform. `io` overrides the adapter's default IO for this turn (e.g. `/neo ask`).
    */
   submit(message: InboundMessage, io?: ConversationIO): Promise<SubmitResult>;
+  /**
+   * How far into its platform thread the conversation's transcript reaches: the highest `position`
+   * journaled there, or undefined when nothing was (Neo was never addressed in that thread).
+   */
+  seenThrough(conversation: ConversationKey): Promise<string | undefined>;
   /** Whether `user` has spoken in the conversation (journaled a message there). */
   spokeIn(conversation: ConversationKey, user: UserKey): Promise<boolean>;
   /** Cancel any running turn and start the thread over. */

@@ -464,7 +464,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       case "conversations.replies": {
         const ts = String(args.ts);
-        const list = channelMessages(channel).filter((m) => m.ts === ts || m.thread_ts === ts);
+        // The parent first, then replies; `oldest` (exclusive unless `inclusive`) keeps later ones.
+        const oldest = args.oldest === undefined ? undefined : String(args.oldest);
+        const after = (m: FakeMessage) =>
+          oldest === undefined || m.ts > oldest || (String(args.inclusive) === "true" && m.ts === oldest);
+        const list = channelMessages(channel).filter((m) => m.ts === ts || (m.thread_ts === ts && after(m)));
         return { ok: true, messages: list.map(withMetadata(args)), has_more: false };
       }
       case "conversations.history": {
