@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEditCoalescer } from "../../src/adapters/discord/coalesce.js";
+import { createEditCoalescer, createPacer } from "../../src/adapters/discord/coalesce.js";
 
 describe("edit coalescer", () => {
   it("sends the first edit, merges the burst behind it into the newest, one in flight at a time", async () => {
@@ -45,5 +45,37 @@ describe("edit coalescer", () => {
     await cancelled;
     await c.settle("m");
     expect(sent).toEqual(["first"]);
+  });
+});
+
+describe("pacer send", () => {
+  it("a sent job is never merged away by later pushes, runs once in order, and passes its failure back", async () => {
+    const ran: string[] = [];
+    let release: () => void = () => {};
+    const p = createPacer(0);
+    const job = (name: string) => async () => {
+      ran.push(name);
+      return 1;
+    };
+    // Hold the slot so everything below queues behind it.
+    p.push("ch", async () => {
+      await new Promise<void>((r) => {
+        release = r;
+      });
+      ran.push("held");
+      return 1;
+    });
+    await new Promise((r) => setImmediate(r));
+    p.push("ch", job("edit-1"));
+    const upload = p.send("ch", job("upload"));
+    p.push("ch", job("edit-2"));
+    const refused = p.send("ch", async () => {
+      throw new Error("413");
+    });
+    release();
+    await upload;
+    await expect(refused).rejects.toThrow("413");
+    await p.settle("ch");
+    expect(ran).toEqual(["held", "upload", "edit-2"]);
   });
 });

@@ -2,10 +2,11 @@
  * Discord attachments, end to end: a message with attachments (Discord's Attachment object, signed
  * CDN URL; discord.com/developers/docs/resources/message#attachment-object) through the real
  * discord.js client, downloaded from the fake's CDN without the bot token, the real loop and openai
- * SDK against the validating endpoint.
+ * SDK against the validating endpoint. Answers stream (a reply edited as it is written), so the
+ * answer is waited for as written, by a create or an edit.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RecordedCall } from "../fakes/discord/fake-discord.js";
+import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { PNG } from "../files/support.js";
 import { type Rig, startRig, until } from "./support/harness.js";
 
@@ -40,7 +41,7 @@ describe("Discord attachments", () => {
       mentionBot: true,
       extra: { attachments: [att] },
     });
-    await fake.waitForCall((c) => isCreate(m.id)(c) && contentOf(c) === "One pixel.", "answer");
+    await fake.waitForCall(wrote("One pixel.", m.id), "answer");
     expect(fake.cdnRequests).toEqual([
       { path: `/attachments/${fake.channel.id}/${att.id}/shot.png`, served: true },
     ]);
@@ -66,7 +67,7 @@ describe("Discord attachments", () => {
       body: Buffer.from("region,amount\nnorth,12\nsouth,3\n"),
     });
     await fake.say(fake.alice, dm, "", { extra: { attachments: [att] } });
-    await fake.waitForCall((c) => isCreate(dm.id)(c) && contentOf(c) === "Total 15.", "answer");
+    await fake.waitForCall(wrote("Total 15.", dm.id), "answer");
   });
 
   it("a 50 MB file, an expired link and another channel's file are refused with a message, never requested", async () => {
@@ -94,7 +95,7 @@ describe("Discord attachments", () => {
       mentionBot: true,
       extra: { attachments: [big, old, foreign] },
     });
-    await fake.waitForCall((c) => isCreate(m.id)(c) && contentOf(c) === "I could not read those.", "answer");
+    await fake.waitForCall(wrote("I could not read those.", m.id), "answer");
     const said = fake.calls.filter(isCreate(m.id)).map(contentOf).join("\n");
     expect(said).toContain('I could not read "dump.csv": it is 50 MB, more than the 20 MB limit.');
     expect(said).toContain('I could not read "old.png": its link has expired.');

@@ -14,6 +14,11 @@ export type PacedJob = () => Promise<number>;
 export interface Pacer {
   /** Replace whatever job is pending for `key`; it runs when the slot frees up. */
   push(key: string, job: PacedJob): void;
+  /**
+   * Run `job` in its turn for `key`, never merged away (a file upload is not replaced by an edit);
+   * resolves or rejects as the job does. Runs before a pending `push` job.
+   */
+  send(key: string, job: PacedJob): Promise<void>;
   /** Drop anything pending for `key` and wait for an in-flight job to finish. */
   cancel(key: string): Promise<void>;
   /** Wait until nothing is pending or in flight for `key`. */
@@ -29,6 +34,8 @@ export interface EditCoalescer {
 
 interface Slot {
   pending: PacedJob | null;
+  /** `send` jobs, in order; each runs once. */
+  queued: PacedJob[];
   running: Promise<void> | null;
   /** When the previous job ended, and how long after it the next may start. */
   lastAt: number;
@@ -39,12 +46,15 @@ export function createPacer(minIntervalMs: number): Pacer {
   const slots = new Map<string, Slot>();
 
   const run = (key: string, slot: Slot): void => {
-    if (slot.running || slot.pending === null) return;
+    if (slot.running || (slot.pending === null && slot.queued.length === 0)) return;
     slot.running = (async () => {
       const wait = slot.lastAt + slot.gapMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const job = slot.pending;
-      slot.pending = null;
+      let job = slot.queued.shift() ?? null;
+      if (job === null) {
+        job = slot.pending;
+        slot.pending = null;
+      }
       if (job === null) return;
       const calls = await job().catch((err: unknown) => {
         log.warn({ err, key }, "discord edit failed");
@@ -54,21 +64,43 @@ export function createPacer(minIntervalMs: number): Pacer {
       slot.gapMs = minIntervalMs * Math.max(1, calls);
     })().finally(() => {
       slot.running = null;
-      if (slot.pending !== null) run(key, slot);
+      if (slot.pending !== null || slot.queued.length > 0) run(key, slot);
       // Kept until its gap has passed, so an edit pushed right after an idle moment still waits.
       else
         setTimeout(() => {
-          if (!slot.running && slot.pending === null && slots.get(key) === slot) slots.delete(key);
+          if (!slot.running && slot.pending === null && slot.queued.length === 0 && slots.get(key) === slot)
+            slots.delete(key);
         }, slot.gapMs).unref();
     });
   };
 
+  const slotOf = (key: string): Slot => {
+    const slot = slots.get(key) ?? { pending: null, queued: [], running: null, lastAt: 0, gapMs: 0 };
+    slots.set(key, slot);
+    return slot;
+  };
+
   return {
     push(key, job) {
-      const slot = slots.get(key) ?? { pending: null, running: null, lastAt: 0, gapMs: 0 };
-      slots.set(key, slot);
+      const slot = slotOf(key);
       slot.pending = job;
       run(key, slot);
+    },
+    send(key, job) {
+      return new Promise<void>((resolve, reject) => {
+        const slot = slotOf(key);
+        slot.queued.push(async () => {
+          try {
+            const calls = await job();
+            resolve();
+            return calls;
+          } catch (err) {
+            reject(err);
+            return 1;
+          }
+        });
+        run(key, slot);
+      });
     },
     async cancel(key) {
       const slot = slots.get(key);

@@ -6,6 +6,7 @@
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
  * restart removes a line the previous one left behind. `draft` shows the answer as it is written
  * (see `draft.ts`): typing stops when its text appears, the status line goes when it is finished.
+ * `upload` posts files as message attachments (see `upload.ts`).
  */
 import { type REST, Routes } from "discord.js";
 import type { ConversationKey } from "../../core/keys.js";
@@ -18,6 +19,7 @@ import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
 import { createTyping, type Typing, type TypingOptions } from "./typing.js";
+import { uploadJob } from "./upload.js";
 
 const STATUS_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -126,6 +128,14 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     async notice(text) {
       await postAll(text);
     },
+    // In the channel's paced turn, like the answer's edits; a refusal throws to the caller.
+    upload: (files, comment) =>
+      d.drafts.send(
+        channelId,
+        uploadJob(files, comment, (body, parts) =>
+          rest.post(Routes.channelMessages(channelId), { body, files: parts }).then(() => undefined),
+        ),
+      ),
     draft: ({ requester }) =>
       createDiscordDraft({
         pacer: d.drafts,

@@ -26,6 +26,8 @@ export interface CreateBody {
   content?: string;
   embeds?: unknown[];
   components?: unknown[];
+  /** With files sent as `files[n]`: which part is which (discord.com/developers/docs/reference#uploading-files). */
+  attachments?: Array<{ id: number; filename: string }>;
   allowed_mentions: typeof NO_PINGS;
   nonce: string;
   enforce_nonce: true;

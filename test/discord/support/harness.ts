@@ -18,6 +18,7 @@ import type { CommandDeps } from "../../../src/core/commands/index.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
+import type { ServerSpecInput } from "../../../src/core/tools/manifest.js";
 import type { Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
@@ -73,6 +74,8 @@ export interface RigOptions {
   memory?: boolean;
   /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
   redis?: { url: string; prefix: string };
+  /** More MCP servers beside the gate (e.g. `{ chart: fixture("chart") }`). */
+  servers?: Record<string, ServerSpecInput>;
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
@@ -92,6 +95,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     usage: { store, userDailyUsd: opts.budgetUsd },
     files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...opts.files } }),
     ...(opts.memory ? { memoryStore: store } : {}),
+    ...(opts.servers ? { servers: opts.servers } : {}),
   });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });

@@ -141,6 +141,8 @@ export class FakeDiscord {
       onCall: (call) => this.events.emit("call", call),
       cdn: new Map(),
       cdnRequests: [],
+      uploads: [],
+      refuseUploads: false,
     };
     this.rest = createRestServer(this.state);
   }
@@ -256,6 +258,16 @@ export class FakeDiscord {
       };
       this.events.on("call", on);
     });
+  }
+
+  /** Files the bot attached to the messages it created (multipart `files[n]`), with their bytes. */
+  get uploads(): RestState["uploads"] {
+    return this.state.uploads;
+  }
+
+  /** Refuse messages with files (413 "Request entity too large", code 40005), or take them again. */
+  refuseUploads(on: boolean): void {
+    this.state.refuseUploads = on;
   }
 
   /** Every request the CDN saw (path, Authorization, whether it served the file). */

@@ -36,6 +36,7 @@ export function createMessageBook(state: RestState) {
     channelId: string,
     body: Record<string, unknown>,
     webhook = false,
+    attachments: Array<Record<string, unknown>> = [],
   ): MessagePayload => {
     const nonce = body.nonce as string | undefined;
     if (nonce && body.enforce_nonce) {
@@ -56,13 +57,23 @@ export function createMessageBook(state: RestState) {
       mention_everyone: false,
       mentions: [],
       mention_roles: [],
-      attachments: [],
+      attachments,
       pinned: false,
       type: 0,
       ...(nonce ? { nonce } : {}),
       ...(webhook ? { webhook_id: state.appId, application_id: state.appId } : {}),
     };
     msgs(channelId).push(msg);
+    for (const a of attachments) {
+      const file = state.cdn.get(decodeURIComponent(new URL(String(a.url)).pathname));
+      state.uploads.push({
+        channelId,
+        messageId: msg.id,
+        filename: String(a.filename),
+        contentType: String(a.content_type),
+        bytes: file?.body ?? Buffer.alloc(0),
+      });
+    }
     return msg;
   };
 

@@ -59,6 +59,19 @@ export interface RestState {
   cdn: Map<string, CdnFile>;
   /** Every CDN request, with the Authorization it carried (signed URLs need none). */
   cdnRequests: Array<{ path: string; authorization?: string; served: boolean }>;
+  /** Files the bot attached to messages it created, in order, with their bytes. */
+  uploads: FakeUpload[];
+  /** Refuse every message with files as Discord refuses a too-large one (413, code 40005). */
+  refuseUploads: boolean;
+}
+
+/** A file attached to a created message (multipart `files[n]`, named by `payload_json.attachments`). */
+export interface FakeUpload {
+  channelId: string;
+  messageId: string;
+  filename: string;
+  contentType: string;
+  bytes: Buffer;
 }
 
 /** A file on the CDN: served only with its signature (`hm`) and before its expiry (`ex`, hex seconds). */
@@ -271,7 +284,9 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     }
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, "");
     const method = req.method ?? "GET";
-    const body: unknown = raw && (req.headers["content-type"] ?? "").includes("json") ? JSON.parse(raw) : raw;
+    const type = req.headers["content-type"] ?? "";
+    const form = type.startsWith("multipart/form-data") ? await readForm(Buffer.concat(chunks), type) : null;
+    const body: unknown = form ? form.body : raw && type.includes("json") ? JSON.parse(raw) : raw;
     const query = Object.fromEntries(url.searchParams);
     const authed = req.headers.authorization === `Bot ${state.token}`;
     const call: RecordedCall = {
@@ -329,6 +344,28 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       send({ status: 401, json: { message: "401: Unauthorized", code: 0 } });
       return;
     }
+    if (form?.files.length) {
+      const target = method === "POST" ? path.match(/^\/channels\/(\d+)\/messages$/) : null;
+      if (!target) {
+        send({
+          status: 400,
+          json: { message: `fake Discord takes files only on message create`, code: 50035 },
+        });
+        return;
+      }
+      if (state.refuseUploads) {
+        // discord.com/developers/docs/topics/opcodes-and-status-codes#json (40005).
+        send({ status: 413, json: { message: "Request entity too large", code: 40005 } });
+        return;
+      }
+      const channelId = target[1]!;
+      if (!state.channels.has(channelId)) {
+        send(notFound("Channel"));
+        return;
+      }
+      send(ok(createMessage(channelId, body as Record<string, unknown>, false, attach(channelId, form))));
+      return;
+    }
     for (const [m, re, handler] of routes) {
       if (m !== method) continue;
       const match = path.match(re);
@@ -340,6 +377,26 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     send({ status: 404, json: { message: `fake Discord has no route ${method} ${path}`, code: 0 } });
   }
 
+  /**
+   * The form's `files[n]` as the message's Attachment objects, named as `payload_json.attachments`
+   * says (`id` = n), hosted on the CDN with a signed URL like any attachment, and recorded.
+   */
+  const attach = (channelId: string, form: Form): Array<Record<string, unknown>> => {
+    const declared = ((form.body as { attachments?: Array<{ id: number | string; filename?: string }> })
+      .attachments ?? []) as Array<{ id: number | string; filename?: string }>;
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return form.files.map((f) => {
+      const named = declared.find((a) => String(a.id) === String(f.index));
+      const filename = named?.filename ?? f.name;
+      const id = snowflake();
+      const cdnPath = `/attachments/${channelId}/${id}/${filename}`;
+      const ex = Math.floor(Date.now() / 1000) + 86_400;
+      state.cdn.set(cdnPath, { body: f.bytes, type: f.type, hm: `sig${id}`, ex });
+      const link = `${origin}${cdnPath}?ex=${ex.toString(16)}&hm=sig${id}&`;
+      return { id, filename, size: f.bytes.length, url: link, proxy_url: link, content_type: f.type };
+    });
+  };
+
   return {
     server,
     listen: () =>
@@ -350,4 +407,31 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         });
       }),
   };
+}
+
+interface Form {
+  body: unknown;
+  files: Array<{ index: number; name: string; type: string; bytes: Buffer }>;
+}
+
+/** A multipart body as Discord reads it: the JSON in `payload_json`, the files in `files[n]`. */
+async function readForm(raw: Buffer, type: string): Promise<Form> {
+  const form = await new Request("http://form", {
+    method: "POST",
+    headers: { "content-type": type },
+    body: raw,
+  }).formData();
+  const json = form.get("payload_json");
+  const files: Form["files"] = [];
+  for (const [key, value] of form.entries()) {
+    const index = /^files\[(\d+)\]$/.exec(key)?.[1];
+    if (index === undefined || typeof value === "string") continue;
+    files.push({
+      index: Number(index),
+      name: value.name,
+      type: value.type || "application/octet-stream",
+      bytes: Buffer.from(await value.arrayBuffer()),
+    });
+  }
+  return { body: typeof json === "string" ? JSON.parse(json) : {}, files };
 }
