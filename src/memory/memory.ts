@@ -131,7 +131,7 @@ export function createMemory(opts: MemoryOptions): Memory {
 
   function writeBack(at: WriteBackJob): void {
     const job = { ...at, user: cortexOwner(at.user) };
-    const exchange = lastExchange(job.transcript);
+    const exchange = lastExchange(job.transcript, job.user);
     if (exchange) {
       const p = pager
         .recordTurn(job.user, { conversation: job.conversation, ...exchange, learned: job.place })

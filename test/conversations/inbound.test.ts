@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { contextMessage } from "../../src/core/agent/user-message.js";
 import { InboundMessageError, parseInbound, toTurnInput } from "../../src/core/conversations/inbound.js";
 import { conversationLimits } from "../../src/core/conversations/limits.js";
 import type { InboundMessage } from "../../src/core/conversations/types.js";
@@ -24,11 +25,16 @@ describe("inbound messages", () => {
     expect(parseInbound(good)).toEqual(good);
   });
 
-  it("puts earlier thread messages before the text, clearly set apart", () => {
+  it("keeps earlier thread messages apart from the person's own text, set apart for the model", () => {
     expect(toTurnInput(good)).toEqual({ text: "what did Bob say?", speaker: good.speaker });
     const withContext = toTurnInput({ ...good, context: ["Bob: deploy at 5", "Cy: ok"] });
-    expect(withContext.text).toBe(
-      "[Earlier messages in this thread, for context]\nBob: deploy at 5\nCy: ok\n[End of context]\n\nwhat did Bob say?",
+    expect(withContext).toEqual({
+      text: "what did Bob say?",
+      speaker: good.speaker,
+      context: ["Bob: deploy at 5", "Cy: ok"],
+    });
+    expect(contextMessage(withContext.context!)).toBe(
+      "[Earlier messages in this thread, for context]\nBob: deploy at 5\nCy: ok\n[End of context]",
     );
   });
 });

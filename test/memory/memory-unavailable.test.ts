@@ -63,7 +63,7 @@ describe("memory when the store goes away", () => {
         conversation: req.conversation,
         place: req.place,
         transcript: [
-          { role: "user", content: "my dog is Rex" },
+          { role: "user", content: "my dog is Rex", speaker: { userKey: ANA, displayName: "Ana" } },
           { role: "assistant", content: "noted" },
         ],
       }),

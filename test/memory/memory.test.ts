@@ -23,8 +23,9 @@ const speaker = (userKey: string) => ({
   place: { kind: "dm", workspace: "T1" } as const,
 });
 
-const exchange = (user: string, answer: string): Message[] => [
-  { role: "user", content: user },
+/** One exchange as the loop records it: `speaker`'s message (with its speaker) and Neo's answer. */
+const exchange = (speaker: string, user: string, answer: string): Message[] => [
+  { role: "user", content: user, speaker: { userKey: speaker, displayName: speaker.split(":")[2]! } },
   { role: "assistant", content: answer },
 ];
 
@@ -83,7 +84,7 @@ for (const { name, factory, skip } of BACKENDS) {
         user: ANA,
         conversation: CONV,
         place: CHANNEL,
-        transcript: exchange("I'm Ana and our prod cluster is eks-prod-7", "Nice to meet you, Ana."),
+        transcript: exchange(ANA, "I'm Ana and our prod cluster is eks-prod-7", "Nice to meet you, Ana."),
       });
       await memory.drained();
       expect(memory.stats()).toMatchObject({
@@ -145,12 +146,12 @@ for (const { name, factory, skip } of BACKENDS) {
         { reply: { kind: "error", status: 500 } },
         { reply: { kind: "error", status: 500 } },
       );
-      for (let i = 0; i < 3; i++)
+      for (const [i, user] of [ANA, BEN, CAT].entries())
         memory.port.writeBack({
-          user: [ANA, BEN, CAT][i]!,
+          user,
           conversation: CONV,
           place: CHANNEL,
-          transcript: exchange(`message ${i}`, `answer ${i}`),
+          transcript: exchange(user, `message ${i}`, `answer ${i}`),
         });
       await memory.drained();
       const stats = memory.stats();
@@ -189,7 +190,7 @@ for (const { name, factory, skip } of BACKENDS) {
           user: ANA,
           conversation: CONV,
           place: CHANNEL,
-          transcript: exchange(`job ${i}`, "ok"),
+          transcript: exchange(ANA, `job ${i}`, "ok"),
         });
         accepted.push(memory.stats().drops === 0);
       }
@@ -198,7 +199,7 @@ for (const { name, factory, skip } of BACKENDS) {
         user: BEN,
         conversation: CONV,
         place: CHANNEL,
-        transcript: exchange("ben", "ok"),
+        transcript: exchange(BEN, "ben", "ok"),
       });
       expect(memory.stats()).toMatchObject({ depth: 9, capacity: 8, drops: 1 });
       release();
@@ -230,7 +231,7 @@ for (const { name, factory, skip } of BACKENDS) {
           user,
           conversation: CONV,
           place: CHANNEL,
-          transcript: exchange(`from ${user}`, "ok"),
+          transcript: exchange(user, `from ${user}`, "ok"),
         });
       await ep.waitForRequest(2);
       expect(memory.stats()).toMatchObject({ depth: 3, running: 2 });
@@ -253,19 +254,19 @@ for (const { name, factory, skip } of BACKENDS) {
         user: ANA,
         conversation: CONV,
         place: CHANNEL,
-        transcript: exchange("first", "ok"),
+        transcript: exchange(ANA, "first", "ok"),
       });
       memory.port.writeBack({
         user: ANA,
         conversation: OTHER,
         place: CHANNEL,
-        transcript: exchange("in the DM", "ok"),
+        transcript: exchange(ANA, "in the DM", "ok"),
       });
       memory.port.writeBack({
         user: ANA,
         conversation: CONV,
         place: CHANNEL,
-        transcript: exchange("second", "ok"),
+        transcript: exchange(ANA, "second", "ok"),
       });
       await ep.waitForRequest(1);
       release();

@@ -2,8 +2,14 @@
  * Loose parsing of the cheap model's write-back answer.
  */
 import { describe, expect, it } from "vitest";
+import type { Message } from "../../src/core/llm/types.js";
 import { EMPTY_EXTRACT, parseLooseJson, parseWriteback } from "../../src/memory/writeback/parse.js";
-import { lastExchange, renderForWriteback } from "../../src/memory/writeback/prompt.js";
+import { lastExchange, renderForWriteback, requesterPart } from "../../src/memory/writeback/prompt.js";
+
+const ANA = "slack:T1:U_ANA";
+const BOB = "slack:T1:U_BOB";
+const ana = { userKey: ANA, displayName: "Ana" };
+const bob = { userKey: BOB, displayName: "Bob" };
 
 const full = {
   facts: ["The repo uses pnpm workspaces."],
@@ -111,28 +117,28 @@ describe("parseWriteback", () => {
 });
 
 describe("transcript rendering for write-back", () => {
-  const transcript = [
-    { role: "user" as const, content: "hi, I'm Ana" },
-    { role: "assistant" as const, content: "Hello Ana!" },
-    { role: "user" as const, content: "deploy build-42 please" },
+  const transcript: Message[] = [
+    { role: "user", content: "hi, I'm Ana", speaker: ana },
+    { role: "assistant", content: "Hello Ana!" },
+    { role: "user", content: "deploy build-42 please", speaker: ana },
     {
-      role: "assistant" as const,
+      role: "assistant",
       content: null,
       tool_calls: [
         {
           id: "c1",
-          type: "function" as const,
+          type: "function",
           function: { name: "ci__deploy", arguments: '{"build":"build-42"}' },
         },
       ],
     },
-    { role: "tool" as const, tool_call_id: "c1", content: "deployed build-42 to prod" },
-    { role: "user" as const, content: "and tell me when done" },
-    { role: "assistant" as const, content: "Done: build-42 is live." },
+    { role: "tool", tool_call_id: "c1", content: "deployed build-42 to prod" },
+    { role: "user", content: "and tell me when done", speaker: ana },
+    { role: "assistant", content: "Done: build-42 is live." },
   ];
 
   it("marks the last turn as the one to consolidate, earlier messages as context", () => {
-    const text = renderForWriteback([transcript]);
+    const text = renderForWriteback([transcript], ANA);
     const [context, turn] = text.split("=== THE TURN TO CONSOLIDATE ===");
     expect(context).toContain("USER: hi, I'm Ana");
     expect(turn).toContain('TOOL CALL ci__deploy({"build":"build-42"})');
@@ -141,10 +147,44 @@ describe("transcript rendering for write-back", () => {
   });
 
   it("extracts the last exchange: the turn's user messages and the final answer", () => {
-    expect(lastExchange(transcript)).toEqual({
+    expect(lastExchange(transcript, ANA)).toEqual({
       user: "deploy build-42 please\nand tell me when done",
       assistant: "Done: build-42 is live.",
     });
-    expect(lastExchange(transcript.slice(0, 5))).toBeUndefined();
+    expect(lastExchange(transcript.slice(0, 5), ANA)).toBeUndefined();
+  });
+
+  // A shared thread: Bob's turn, then Ana's, her turn carrying earlier thread messages as context.
+  const shared: Message[] = [
+    { role: "user", content: "Bob: my door code is 4411", speaker: bob },
+    { role: "assistant", content: "Noted, Bob: 4411." },
+    {
+      role: "user",
+      content: "[Earlier messages in this thread, for context]\nBob: bring the quokka\n[End of context]",
+    },
+    { role: "user", content: "Ana: what is left for the launch?", speaker: ana },
+    { role: "assistant", content: "The slides." },
+  ];
+
+  it("takes only the requester's messages and Neo's work for them: other people and context are left out", () => {
+    expect(requesterPart(shared, ANA)).toEqual([shared[3], shared[4]]);
+    expect(requesterPart(shared, BOB)).toEqual([shared[0], shared[1]]);
+    const forAna = renderForWriteback([shared], ANA);
+    expect(forAna).toContain("Ana: what is left for the launch?");
+    expect(forAna).not.toMatch(/4411|quokka/);
+    expect(lastExchange(shared, ANA)).toEqual({
+      user: "Ana: what is left for the launch?",
+      assistant: "The slides.",
+    });
+    // The last answer was Ana's: Bob has no exchange to keep from it.
+    expect(lastExchange(shared, BOB)).toBeUndefined();
+  });
+
+  it("a Discord person is one requester across guilds and DMs (one cortex)", () => {
+    const inGuild: Message[] = [
+      { role: "user", content: "hello", speaker: { userKey: "discord:G1:U1", displayName: "Ana" } },
+      { role: "assistant", content: "hi" },
+    ];
+    expect(lastExchange(inGuild, "discord:@me:U1")).toEqual({ user: "hello", assistant: "hi" });
   });
 });

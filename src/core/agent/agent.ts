@@ -30,7 +30,7 @@ import { createAdaptCounter, createStallCheck } from "./progress.js";
 import { buildSystemBody, DEFAULT_IDENTITY, identityLine, withBudgetStat } from "./prompt.js";
 import { runToolBatch } from "./run-tools.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "./types.js";
-import { cutNotice, enterUserMessage } from "./user-message.js";
+import { contextMessage, cutNotice, enterUserMessage } from "./user-message.js";
 import { deliverFiles, IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
 
 export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
@@ -73,6 +73,8 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
 
   /** A user message joins the transcript (cut, and the user told, if it alone would crowd out the window). */
   const enter = async (input: TurnInput, ctx: TurnContext): Promise<string> => {
+    // Other people's earlier messages come first, as their own message with no speaker.
+    if (input.context?.length) await append({ role: "user", content: contextMessage(input.context) }, ctx);
     if (!input.files?.length) {
       const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
       if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));

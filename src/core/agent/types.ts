@@ -49,6 +49,11 @@ export interface AgentState {
 export interface TurnInput {
   text: string;
   speaker: Speaker;
+  /**
+   * Earlier thread messages ("Name: text", oldest first) brought along as context. They enter the
+   * transcript as their own message, without a speaker: they are not the requester's words.
+   */
+  context?: string[];
   /** Files attached to the message, read when it enters the transcript. */
   files?: InboundFile[];
 }

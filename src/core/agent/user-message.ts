@@ -48,6 +48,14 @@ export function enterUserMessage(input: TurnInput, shared: boolean, contextWindo
   return cut ? { content, text, cut } : { content, text };
 }
 
+/**
+ * The transcript message that carries earlier thread messages: set apart for the model, and with no
+ * speaker, so write-back and recall never take other people's words for the requester's.
+ */
+export function contextMessage(context: readonly string[]): string {
+  return `[Earlier messages in this thread, for context]\n${context.join("\n")}\n[End of context]`;
+}
+
 /** What the user is told when their message was cut. */
 export function cutNotice(cut: NonNullable<EnteredMessage["cut"]>): string {
   const n = (x: number) => x.toLocaleString("en-US");

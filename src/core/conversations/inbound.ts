@@ -56,12 +56,14 @@ export function parseInbound(message: unknown): InboundMessage {
   return parsed.data as InboundMessage;
 }
 
-/** The loop's input for a message; earlier thread messages come first, clearly set apart. */
+/** The loop's input for a message, with any earlier thread messages kept apart from its own text. */
 export function toTurnInput(m: InboundMessage): TurnInput {
-  const text = m.context?.length
-    ? `[Earlier messages in this thread, for context]\n${m.context.join("\n")}\n[End of context]\n\n${m.text}`
-    : m.text;
-  return m.files?.length ? { text, speaker: m.speaker, files: m.files } : { text, speaker: m.speaker };
+  return {
+    text: m.text,
+    speaker: m.speaker,
+    ...(m.files?.length ? { files: m.files } : {}),
+    ...(m.context?.length ? { context: m.context } : {}),
+  };
 }
 
 /**

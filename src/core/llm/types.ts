@@ -19,8 +19,9 @@ export interface UserMessage {
   files?: FileRef[];
   /**
    * Who said it, kept with the transcript so later readers (write-back, recall) can tell whose words
-   * a message holds. Absent for the loop's own notes (nudges, the resume note). Never sent: the
-   * request builder sends role and content only (`wire.ts`).
+   * a message holds. Absent when no one person said it: the loop's own notes (nudges) and earlier
+   * thread messages brought along as context; write-back and recall take none of those. Never sent:
+   * the request builder sends role and content only (`wire.ts`).
    */
   speaker?: Speaker;
 }

@@ -32,7 +32,7 @@ const ASKED_EVERYWHERE = /\beverywhere\b/i;
 export function originOf(batch: readonly WriteBackJob[], extract: WritebackExtract): Origin {
   // The jobs of a batch share one conversation, so one place.
   const { conversation, place } = batch[0]!;
-  const words = batch.map((j) => lastExchange(j.transcript)?.user ?? "").join("\n");
+  const words = batch.map((j) => lastExchange(j.transcript, j.user)?.user ?? "").join("\n");
   const widen = extract.everywhere && ASKED_EVERYWHERE.test(words);
   return { conversation, learned: { ...place, ...(widen ? { everywhere: true } : {}) } };
 }

@@ -115,6 +115,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
           role: "user",
           content: renderForWriteback(
             batch.map((j) => j.transcript),
+            user,
             activeGoal,
           ),
         },

@@ -2,10 +2,12 @@
  * The write-back prompt and the transcript rendering the cheap model reads.
  */
 import { isShownAnswer } from "../../core/agent/notes.js";
+import { cortexOwner, type UserKey } from "../../core/keys.js";
 import type { Message } from "../../core/llm/types.js";
 
-export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one conversation and decide
-what, if anything, is worth remembering for FUTURE conversations with this same user.
+export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one user's part of a
+conversation (their own messages and Neo's work for them; other people in a shared thread are left
+out) and decide what, if anything, is worth remembering for FUTURE conversations with this same user.
 
 Only the section "THE TURN TO CONSOLIDATE" is new; earlier messages are context you have already seen.
 Extract learnings from that turn only. "OPEN GOAL ON RECORD", when present, is the goal the user was
@@ -82,14 +84,45 @@ function tail(text: string, max: number): string {
 }
 
 /**
- * What the cheap model reads: the open goal on record, earlier context, then the turn to
- * consolidate. Several queued turns of one conversation are consolidated in one call: each
- * snapshot's own last turn, in order, with the context from before the first of them.
+ * The part of a transcript that is `requester`'s: their own messages and what Neo did and answered
+ * for them (everything after one of their messages, up to the next person's). Other people's
+ * messages, Neo's work for them, and user messages no one said (the loop's notes, earlier thread
+ * messages brought along as context) are left out: they never enter the requester's cortex.
  */
-export function renderForWriteback(snapshots: readonly (readonly Message[])[], openGoal = ""): string {
+export function requesterPart(messages: readonly Message[], requester: UserKey): Message[] {
+  const owner = cortexOwner(requester);
+  const out: Message[] = [];
+  let theirs = false;
+  for (const m of messages) {
+    if (m.role === "user") {
+      if (!m.speaker) continue;
+      theirs = cortexOwner(m.speaker.userKey) === owner;
+    }
+    if (theirs) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * What the cheap model reads: the open goal on record, earlier context, then the turn to
+ * consolidate, all of it only the requester's part. Several queued turns of one conversation are
+ * consolidated in one call: each snapshot's own last turn, in order, with the context from before
+ * the first of them.
+ */
+export function renderForWriteback(
+  snapshots: readonly (readonly Message[])[],
+  requester: UserKey,
+  openGoal = "",
+): string {
   const first = snapshots[0] ?? [];
-  const context = first.slice(0, lastTurnStart(first)).map(line).join("\n");
-  const turns = snapshots.map((t) => t.slice(lastTurnStart(t)).map(line).join("\n"));
+  const context = requesterPart(first.slice(0, lastTurnStart(first)), requester)
+    .map(line)
+    .join("\n");
+  const turns = snapshots.map((t) =>
+    requesterPart(t.slice(lastTurnStart(t)), requester)
+      .map(line)
+      .join("\n"),
+  );
   const parts = [];
   if (openGoal) parts.push(`=== OPEN GOAL ON RECORD ===\n${openGoal}`);
   if (context)
@@ -102,14 +135,17 @@ export function renderForWriteback(snapshots: readonly (readonly Message[])[], o
   return parts.join("\n\n");
 }
 
-/** The last completed exchange: the user's messages of the turn and Neo's final answer. */
+/** The last completed exchange of `requester`: their messages of the turn and Neo's final answer. */
 export function lastExchange(
   transcript: readonly Message[],
+  requester: UserKey,
 ): { user: string; assistant: string } | undefined {
   const final = transcript.at(-1);
   if (final?.role !== "assistant" || !isAnswer(final) || !final.content?.trim()) return undefined;
-  const user = transcript
-    .slice(lastTurnStart(transcript))
+  const part = requesterPart(transcript.slice(lastTurnStart(transcript)), requester);
+  // The answer was to someone else (or to no one's words): nothing of the requester's to keep.
+  if (part.at(-1) !== final) return undefined;
+  const user = part
     .flatMap((m) => (m.role === "user" ? [m.content] : []))
     .join("\n")
     .trim();
