@@ -22,7 +22,9 @@ const redis = await probeRedis();
 
 /** Bob's distinctive words: none may be found in anything kept for Ann. */
 const BOB_SECRET = "ZEBRA-CANTALOUPE-91";
-const BOB_WORDS = [BOB_SECRET, "quokka"];
+/** Said by Bob in the thread without addressing Neo: it reaches Ann's turn as thread context. */
+const BOB_ASIDE = "WOMBAT-SKATES-12";
+const BOB_WORDS = [BOB_SECRET, "quokka", BOB_ASIDE];
 /** Ann's own words: they must be kept for her (the test would pass vacuously otherwise). */
 const ANN_WORD = "LAUNCH-PLAN-7";
 
@@ -90,11 +92,22 @@ describe.skipIf(!redis.ok)("Slack: only the requester's words reach their cortex
       // Neo's answer to Bob repeats his words: that answer is Bob's exchange, never Ann's.
       reply: { text: `Noted, Bob: ${BOB_SECRET}, and a quokka.` },
     });
+    // Bob writes in the thread without addressing Neo (Slack keeps it; no turn of his runs).
+    hh.fake.seedMessage({
+      channel: "C1",
+      user: "UBOB",
+      ts: "1700000000.000400",
+      thread_ts: ROOT,
+      text: `I'll pick up the ${BOB_ASIDE} tomorrow`,
+    });
     await say("UANN", "1700000000.000500", `what is left for ${ANN_WORD}?`, {
       label: "ann asks again, Bob's message in the thread",
       match: isTurn,
-      // Bob's words are context for the model during Ann's turn.
-      expect: (r) => expect(JSON.stringify(r.messages)).toContain(BOB_SECRET),
+      // Bob's words (his turn, and his aside as thread context) are context for the model in Ann's turn.
+      expect: (r) => {
+        expect(JSON.stringify(r.messages)).toContain(BOB_SECRET);
+        expect(JSON.stringify(r.messages)).toContain(BOB_ASIDE);
+      },
       reply: { text: "The slides and the venue are left." },
     });
 
