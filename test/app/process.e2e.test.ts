@@ -133,15 +133,13 @@ describe.skipIf(!redis.ok)(
       expect(forged.status).toBe(401);
       await withOutput(
         bot,
+        // Posted whole or streamed: what stands in the thread is the answer.
         slack.waitFor(
-          () => slack.callsTo("chat.postMessage").some((c) => c.args.text === "Hello from Neo on Slack."),
+          () => slack.messages("C1", ts).some((m) => m.text === "Hello from Neo on Slack."),
           "Slack answer",
         ),
       );
-      expect(
-        slack.callsTo("chat.postMessage").find((c) => c.args.text === "Hello from Neo on Slack.")?.args
-          .thread_ts,
-      ).toBe(ts);
+      expect(slack.messages("C1", ts).find((m) => m.text === "Hello from Neo on Slack.")?.thread_ts).toBe(ts);
 
       // Discord: a DM is answered in the DM.
       const dm = discord.dm(discord.alice);

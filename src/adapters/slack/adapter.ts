@@ -22,6 +22,7 @@ import { registerApprovalActions } from "./approval-listener.js";
 import { APPROVE_ACTION, createSlackApprovalChannel, REJECT_ACTION } from "./approvals.js";
 import { boltLogger } from "./bolt-logger.js";
 import { CONFIRM_ACTION, registerCommands } from "./command-listener.js";
+import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft.js";
 import { slackFileSource } from "./files.js";
 import { registerInbound } from "./inbound-listener.js";
 import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES } from "./installations.js";
@@ -66,6 +67,8 @@ export interface SlackAdapterOptions {
   host?: string;
   /** Override Slack's tiers (tests scale them down together with the fake's). */
   rateRules?: Partial<SlackRateRules>;
+  /** When answer drafts write (tests hold the first write back so short answers are said whole). */
+  draftPace?: Partial<DraftPace>;
 }
 
 export interface SlackAdapter extends PlatformAdapter {
@@ -215,6 +218,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     bot: installations ? (teamId) => installations.bot(teamId) : () => singleBot(),
   });
 
+  const pace: DraftPace = { ...DEFAULT_DRAFT_PACE, ...o.draftPace };
   const ios = new Map<ConversationKey, ConversationIO>();
   const io = (conversation: ConversationKey): ConversationIO => {
     const hit = ios.get(conversation);
@@ -228,6 +232,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         channel,
         threadTs: threadTs ?? "",
         status: createThreadStatus(out, channel, threadTs ?? ""),
+        pace,
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
       files: slackFileSource(() => workspaces.token(workspace), config.SLACK_API_URL),
@@ -257,6 +262,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     conversations: o.conversations,
     workspaces,
     io,
+    pace,
   });
   if (installations) registerUninstall(app, { installations, workspaces, store: o.store });
 

@@ -11,6 +11,7 @@ import type { CommandContext, CommandDeps, CommandReply } from "../../core/comma
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
 import { channelKey, conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
+import type { DraftPace } from "./draft.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { createSlackReporter } from "./reporter.js";
 import { createEphemeralStatus } from "./status.js";
@@ -28,6 +29,8 @@ export interface CommandListenerDeps {
   workspaces: SlackWorkspaces;
   /** The default IO of a conversation (approvals of an `ask` turn still go to its thread). */
   io: (conversation: string) => ConversationIO;
+  /** When `/neo ask` answers are written as they stream. */
+  pace: DraftPace;
 }
 
 const slog = log.child({ component: "slack" });
@@ -139,6 +142,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
         channel,
         threadTs: ts,
         status: createEphemeralStatus((m) => respond(m as Parameters<RespondFn>[0])),
+        pace: deps.pace,
       }),
       approvals: deps.io(conversation).approvals,
     };

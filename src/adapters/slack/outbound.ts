@@ -32,6 +32,10 @@ export interface SlackRateRules {
   reactions: RateRule;
   /** A file upload (`files.getUploadURLExternal` + `files.completeUploadExternal`): Tier 2/3, ~20/min. */
   upload: RateRule;
+  /** `chat.startStream` and `chat.stopStream`: Tier 2, ~20/min. */
+  stream: RateRule;
+  /** `chat.appendStream`: Tier 4, ~100/min. */
+  appendStream: RateRule;
 }
 
 export const SLACK_RATE_RULES: SlackRateRules = {
@@ -47,6 +51,8 @@ export const SLACK_RATE_RULES: SlackRateRules = {
   history: { limit: 50, windowMs: 60_000 },
   reactions: { limit: 50, windowMs: 60_000 },
   upload: { limit: 20, windowMs: 60_000 },
+  stream: { limit: 20, windowMs: 60_000 },
+  appendStream: { limit: 100, windowMs: 60_000 },
 };
 
 /** Slack message metadata (`chat.postMessage`), read back with `include_all_metadata`. */
@@ -61,6 +67,17 @@ export interface PostArgs {
   text: string;
   blocks?: unknown[];
   metadata?: MessageMetadata;
+}
+
+/** A streaming message's start (https://docs.slack.dev/reference/methods/chat.startStream). */
+export interface StartStreamArgs {
+  channel: string;
+  /** Streamed messages are replies to a user's request. */
+  thread_ts: string;
+  markdown_text: string;
+  /** Who the stream is for; Slack requires them outside DMs. */
+  recipient_user_id: string;
+  recipient_team_id: string;
 }
 
 export interface UserInfo {
@@ -99,10 +116,16 @@ export interface SlackOutbound {
   update(
     channel: string,
     ts: string,
-    content: () => { text: string; blocks?: unknown[] },
+    content: () => { text: string; blocks?: unknown[]; metadata?: MessageMetadata },
     skip?: () => boolean,
   ): Promise<void>;
   delete(channel: string, ts: string): Promise<void>;
+  /** Start a streaming message; resolves with its ts. */
+  startStream(args: StartStreamArgs): Promise<string>;
+  /** Append Markdown to a streaming message. */
+  appendStream(channel: string, ts: string, markdown: string): Promise<void>;
+  /** End a streaming message (it stays as it is). */
+  stopStream(channel: string, ts: string): Promise<void>;
   ephemeral(args: {
     channel: string;
     user: string;
@@ -185,6 +208,30 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
         key: `${team}:chat.delete`,
         rule: rules.delete,
         call: async () => client.chat.delete({ channel, ts, token: await o.token() }),
+      });
+    },
+    startStream: async (args) => {
+      const res = await gate.run({
+        key: `${team}:chat.startStream`,
+        rule: rules.stream,
+        call: async () => client.chat.startStream({ ...args, token: await o.token() }),
+      });
+      if (!res?.ts) throw new Error("chat.startStream returned no ts");
+      return res.ts;
+    },
+    appendStream: async (channel, ts, markdown) => {
+      await gate.run({
+        key: `${team}:chat.appendStream`,
+        rule: rules.appendStream,
+        call: async () =>
+          client.chat.appendStream({ channel, ts, markdown_text: markdown, token: await o.token() }),
+      });
+    },
+    stopStream: async (channel, ts) => {
+      await gate.run({
+        key: `${team}:chat.stopStream`,
+        rule: rules.stream,
+        call: async () => client.chat.stopStream({ channel, ts, token: await o.token() }),
       });
     },
     ephemeral: async (args) => {

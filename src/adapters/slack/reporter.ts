@@ -1,14 +1,18 @@
 /**
  * The Reporter on Slack: Say = new message(s) in the thread (mrkdwn, split; a markdown block when
  * the answer has a table: answer-render.ts), Status = a StatusSink,
- * Notice = a visible context message. The status episode ends when an answer is said, and its
+ * Notice = a visible context message, Draft = the answer as it is written (`draft.ts`; a resumed
+ * turn's answer is not streamed: what of it is posted already is only known when it is said). The status episode ends when an answer is said, and its
  * message is removed once the answer is posted (in the background: the turn does not wait for it).
  * An answer with a key carries it as message metadata; a resumed turn posts only the parts of its
  * answer that are not in the conversation yet.
  */
+
+import { parseUserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import { renderAnswer } from "./answer-render.js";
+import { createSlackDraft, type DraftPace } from "./draft.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import type { MessageMetadata, SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
@@ -22,6 +26,7 @@ export interface SlackReporterOptions {
   channel: string;
   threadTs: string;
   status: StatusSink;
+  pace: DraftPace;
 }
 
 /** The metadata an answer's parts are posted with, so a resumed turn can see what is there. */
@@ -46,7 +51,7 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
     return parts;
   };
 
-  return {
+  const reporter: Reporter = {
     say: async (text, key) => {
       const parts = renderAnswer(text);
       const removeStatus = o.status.stop();
@@ -94,5 +99,21 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
         });
       }
     },
+    draft: ({ requester, key }) => {
+      if (key?.resumed)
+        return { update: () => {}, finish: (text) => reporter.say(text, key), discard: async () => {} };
+      const who = parseUserKey(requester);
+      return createSlackDraft({
+        out,
+        channel,
+        threadTs,
+        recipient: { user: who.user, team: who.workspace },
+        pace: o.pace,
+        status: o.status,
+        ...(key ? { metadata: (part: number) => answerMetadata(key, part) } : {}),
+        say: (text) => reporter.say(text, key),
+      });
+    },
   };
+  return reporter;
 }

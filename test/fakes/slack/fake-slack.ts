@@ -134,6 +134,8 @@ export interface FakeSlack {
   addFile(f: FakeFile): Record<string, unknown>;
   /** Files Neo uploaded and shared (files.getUploadURLExternal → upload URL → files.completeUploadExternal). */
   uploads: FakeUpload[];
+  /** Make `chat.startStream` answer `error` (a workspace that cannot stream); null streams again. */
+  refuseStreams(error: string | null): void;
   /** Make every upload fail (`files.getUploadURLExternal` answers an error). */
   failUploads(on: boolean): void;
   /** Every request for a hosted file (`/files-pri/…`), with the Authorization it carried. */
@@ -195,6 +197,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const pendingUploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
   const uploads: FakeUpload[] = [];
   let failUploads = false;
+  let refuseStreams: string | null = null;
   const hosted = new Map<string, FakeFile>();
   const fileRequests: FakeSlack["fileRequests"] = [];
   const store = new Map<string, FakeMessage[]>();
@@ -319,6 +322,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       // appended only while the message streams, at most 12,000 characters per call.
       case "chat.startStream": {
         if (!channel) return { ok: false, error: "channel_not_found" };
+        if (refuseStreams) return { ok: false, error: refuseStreams };
         if (!args.thread_ts)
           return { ok: false, error: "invalid_arguments", detail: "thread_ts is required" };
         if (!channel.startsWith("D") && (!args.recipient_user_id || !args.recipient_team_id))
@@ -359,6 +363,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         if (String(args.text ?? "").length > 4000) return { ok: false, error: "msg_too_long" };
         m.text = String(args.text ?? m.text);
         if (args.blocks !== undefined) m.blocks = args.blocks as unknown[];
+        if (args.metadata !== undefined) m.metadata = args.metadata as NonNullable<FakeMessage["metadata"]>;
         return { ok: true, channel, ts: m.ts, text: m.text };
       }
       case "chat.delete": {
@@ -613,6 +618,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     responses,
     fileRequests,
     uploads,
+    refuseStreams: (error) => {
+      refuseStreams = error;
+    },
     failUploads: (on) => {
       failUploads = on;
     },

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CustomRoute } from "@slack/bolt";
 import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
+import type { DraftPace } from "../../../src/adapters/slack/draft.js";
 import type { SlackRateRules } from "../../../src/adapters/slack/outbound.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
@@ -94,6 +95,11 @@ export interface HarnessOptions {
    * surface advertises `memory_recall` (with `tools` still served), `/neo memory` describes it.
    */
   memory?: boolean;
+  /**
+   * When answer drafts write. Default: the first write is held back 10 s, so the scripted answers of
+   * tests about other things are said whole, as before streaming; streaming tests set their pace.
+   */
+  draftPace?: Partial<DraftPace>;
   /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
   redis?: { url: string; prefix: string };
 }
@@ -141,6 +147,8 @@ export const FAST_RATES: SlackRateRules = {
   history: { limit: 5, windowMs: 400 },
   reactions: { limit: 5, windowMs: 400 },
   upload: { limit: 5, windowMs: 400 },
+  stream: { limit: 5, windowMs: 400 },
+  appendStream: { limit: 10, windowMs: 400 },
 };
 
 function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
@@ -155,6 +163,9 @@ function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
     "conversations.replies": ws(r.replies),
     "conversations.history": ws(r.history),
     "reactions.add": ws(r.reactions),
+    "chat.startStream": ws(r.stream),
+    "chat.stopStream": ws(r.stream),
+    "chat.appendStream": ws(r.appendStream),
   };
 }
 
@@ -304,6 +315,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     commands,
     store,
     rateRules: rates,
+    draftPace: { firstWriteMs: 10_000, intervalMs: 0, ...o.draftPace },
     ...(o.customRoutes ? { customRoutes: o.customRoutes } : {}),
   });
   await conversations.start();
