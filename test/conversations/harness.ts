@@ -44,9 +44,10 @@ export const LIMITS: ConversationLimits = {
   sweepMs: 5000,
 };
 
-export async function createHarness(ep: ScriptedOpenAI): Promise<Harness> {
+/** `redisUrl`: the conversations keep their state in that Redis instead of the file store. */
+export async function createHarness(ep: ScriptedOpenAI, opts: { redisUrl?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "neo-conv-"));
-  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:" });
+  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:", redisUrl: opts.redisUrl });
   const deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
   const told: Told[] = [];
   const opened: ConversationsService[] = [];

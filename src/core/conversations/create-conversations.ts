@@ -15,7 +15,8 @@ import { recordSubmitted } from "./observe.js";
 import { resetSummary } from "./replay.js";
 import { createSlots, type SlotGrant, SlotsClosedError } from "./slots.js";
 import { createSpeakers } from "./speakers.js";
-import { type AbortReason, type Control, drain, type Thread, type ThreadEnv, turnContext } from "./thread.js";
+import { drain, turnContext } from "./thread.js";
+import type { AbortReason, Control, Thread, ThreadEnv } from "./thread-state.js";
 import type {
   ConversationIO,
   ConversationsOptions,
@@ -39,6 +40,8 @@ export function createConversations(options: ConversationsOptions): Conversation
   const leases = createLeases(store, instanceId, limits.leaseMs);
   const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
   const threads = new Map<ConversationKey, Thread>();
+  /** Threads whose work failed (the store went away): the sweep runs them again, marker or not. */
+  const retry = new Set<ConversationKey>();
   let closing = false;
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping = false;
@@ -59,6 +62,8 @@ export function createConversations(options: ConversationsOptions): Conversation
         delivered: null,
         slot: null,
         lastSpeaker: null,
+        unfetched: new Map(),
+        interrupted: null,
       };
       threads.set(key, t);
     }
@@ -142,12 +147,15 @@ export function createConversations(options: ConversationsOptions): Conversation
       try {
         outcome = await pass(t);
       } catch (err) {
-        // Store or log trouble: drop our view; the marker stays, so the sweep retries later.
+        // Store or log trouble: our view may be ahead of the log (`restore` decides which is right).
+        // The sweep runs it again, even if the store came back without its "has work" marker.
         log.error({ err, conversation: t.key }, "conversation work failed");
-        t.live = null;
+        if (t.live) t.live.stale = true;
+        retry.add(t.key);
         failControls(t, err);
         return;
       }
+      retry.delete(t.key);
       if (closing || outcome === "done") return;
       if (outcome === "held") {
         // Only a control (reset, compact) waits for the holder, outside any slot, for a bounded time.
@@ -182,7 +190,7 @@ export function createConversations(options: ConversationsOptions): Conversation
   const armEviction = (t: Thread): void => {
     if (t.idleTimer) clearTimeout(t.idleTimer);
     t.idleTimer = setTimeout(() => {
-      if (t.working || t.controls.length > 0) return;
+      if (t.working || t.controls.length > 0 || retry.has(t.key)) return;
       // IO overrides of messages another instance ran are dropped with the thread.
       threads.delete(t.key);
     }, limits.idleEvictMs);
@@ -210,6 +218,12 @@ export function createConversations(options: ConversationsOptions): Conversation
     if (sweeping || closing) return;
     sweeping = true;
     try {
+      if (store.healthy()) {
+        for (const key of retry) {
+          const t = thread(key);
+          if (!t.working) schedule(t);
+        }
+      }
       for (const key of await journal.withPending()) {
         const t = thread(key);
         if (!t.working) schedule(t);
@@ -243,8 +257,9 @@ export function createConversations(options: ConversationsOptions): Conversation
       const fresh = await journal.record(message);
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
-      await speakers.record(message.conversation, message.speaker.userKey);
       const t = thread(message.conversation);
+      t.unfetched.set(message.id, message);
+      await speakers.record(message.conversation, message.speaker.userKey);
       t.lastSpeaker = message.speaker.userKey;
       if (io) t.ios.set(message.id, io);
       acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>

@@ -29,6 +29,14 @@ export class LogConflictError extends Error {
   readonly code = "LOG_CONFLICT";
 }
 
+/**
+ * The log was shorter than this instance knew it (Redis restarted empty, the key evicted): the store
+ * lost it. The holder's in-memory window is then the best copy left (`reseed`).
+ */
+export class LogLostError extends Error {
+  readonly code = "LOG_LOST";
+}
+
 export interface Journal {
   /** Record the message once: false when this platform id was already journaled (within the TTL). */
   record(message: InboundMessage): Promise<boolean>;
@@ -43,6 +51,8 @@ export interface Journal {
     entries: readonly LogEntry[],
     expectedLength: number,
   ): Promise<number>;
+  /** Replace a lost log with `entries` (under the lease). Returns the new length. */
+  replaceLog(conversation: ConversationKey, entries: readonly LogEntry[]): Promise<number>;
   readLog(conversation: ConversationKey): Promise<LogEntry[]>;
   logLength(conversation: ConversationKey): Promise<number>;
   /** Clear the "has work" marker (the holder saw the inbox fully taken). */
@@ -73,12 +83,21 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
     },
     async appendLog(c, entries, expectedLength) {
       const length = await store.append(K.log(c), entries);
+      if (length < expectedLength + entries.length) {
+        throw new LogLostError(
+          `conversation ${c}: log holds ${length} entries after this append, expected ${expectedLength + entries.length}; the store lost it`,
+        );
+      }
       if (length !== expectedLength + entries.length) {
         throw new LogConflictError(
           `conversation ${c}: log grew to ${length}, expected ${expectedLength + entries.length}; another instance wrote to it`,
         );
       }
       return length;
+    },
+    async replaceLog(c, entries) {
+      await store.delete(K.log(c));
+      return store.append(K.log(c), entries);
     },
     readLog: (c) => store.range<LogEntry>(K.log(c), 0, -1),
     logLength: (c) => store.length(K.log(c)),

@@ -27,8 +27,12 @@ export function createLeases(store: Store, instanceId: string, leaseMs: number):
       if (!(await store.setIfAbsent(key, token, leaseMs))) return null;
       const lost = new AbortController();
       let released = false;
+      // Renewed while it holds our token; taken again when the key is simply gone (the store
+      // restarted empty): no one else holds it, and the log's length check catches any writer between.
+      const renew = async (): Promise<boolean> =>
+        (await store.renewIfEquals(key, token, leaseMs)) || (await store.setIfAbsent(key, token, leaseMs));
       const timer = setInterval(() => {
-        store.renewIfEquals(key, token, leaseMs).then(
+        renew().then(
           (ok) => {
             if (!ok && !released) {
               log.warn({ key }, "conversation lease lost; stopping the turn");

@@ -4,6 +4,7 @@
  * transcript already holds and whether the last turn finished.
  */
 import type { AgentEvent, TurnStatus } from "../agent/types.js";
+import type { Message } from "../llm/types.js";
 
 export type BookkeepingEntry =
   /** A turn opened with inbox entry `from` (the next untaken one). */
@@ -17,7 +18,12 @@ export type BookkeepingEntry =
    * turns; `summary` (with a new compaction marker, as the window no longer extends the last request)
    * replaces the window's summary.
    */
-  | { type: "trim"; drop: number; summary: string; at: number };
+  | { type: "trim"; drop: number; summary: string; at: number }
+  /**
+   * The store lost the log (Redis restarted empty, a key evicted): it restarts with the window this
+   * instance held, so the next request still extends the last one. Inbox indices start over with it.
+   */
+  | { type: "reseed"; working: Message[]; summary: string | null; at: number };
 
 export type LogEntry = AgentEvent | BookkeepingEntry;
 

@@ -45,6 +45,10 @@ function loggedWindow(entries: readonly LogEntry[]): AgentState {
         working = working.slice(e.drop);
         summary = e.summary;
         break;
+      case "reseed":
+        working = [...e.working];
+        summary = e.summary;
+        break;
       default:
         break;
     }
@@ -137,7 +141,11 @@ export function progressOf(entries: readonly LogEntry[]): LogProgress {
   let taken = 0;
   let openTurn: LogProgress["openTurn"] = null;
   entries.forEach((e, logIndex) => {
-    if (e.type === "turn-start") {
+    if (e.type === "reseed") {
+      // The inbox was lost with the log: its indices start over.
+      taken = 0;
+      openTurn = null;
+    } else if (e.type === "turn-start") {
       taken = e.from + 1;
       openTurn = { from: e.from, id: e.id, logIndex };
     } else if (e.type === "taken") {

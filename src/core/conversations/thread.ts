@@ -5,121 +5,35 @@
  * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
  * the log before the loop moves on.
  */
+import { isShownAnswer } from "../agent/notes.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
-import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
-import type { Journal } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordTurnStart } from "./observe.js";
-import {
-  answerSince,
-  messagesSince,
-  progressOf,
-  recallDrop,
-  replay,
-  tailOrphans,
-  trimmedSummary,
-} from "./replay.js";
-import type { SlotGrant } from "./slots.js";
-import type { ConversationAgent, ConversationIO, ConversationsOptions, InboundMessage } from "./types.js";
-
-/** What this instance knows of a conversation it has worked on. Valid while `logLength` matches. */
-export interface Live {
-  agent: ConversationAgent;
-  logLength: number;
-  /** Inbox entries the transcript holds. */
-  taken: number;
-  /** Inbox entries read from the store (taken + handed to the running turn + pending). */
-  fetched: number;
-  pending: InboundMessage[];
-  /** A turn the log shows opened and never ended (only right after a rebuild). */
-  /** The turn the log leaves open; `answer` = its answer was logged (maybe never posted). */
-  open: { from: number; answer: string | undefined; started: boolean } | null;
-}
-
-/** A job that must run while holding the lease (reset, compact). */
-export interface Control {
-  run(live: Live, env: ThreadEnv, t: Thread): Promise<void>;
-  done(err?: unknown): void;
-}
-
-export interface Thread {
-  key: ConversationKey;
-  live: Live | null;
-  working: Promise<void> | null;
-  /** Poked while working: check for work again before stopping. */
-  again: boolean;
-  turn: AbortController | null;
-  /** Per-message IO overrides (`submit(message, io)`), until the message is taken. */
-  ios: Map<string, ConversationIO>;
-  controls: Control[];
-  idleTimer: NodeJS.Timeout | null;
-  /**
-   * The opening message id of a turn this process answered and posted but could not close in the
-   * log (store down): its resume must not post the answer again.
-   */
-  delivered: string | null;
-  /** The turn slot the current pass holds: it yields between turns when another turn waits. */
-  slot: SlotGrant | null;
-  /** Author of the last message submitted on this instance (whose turn the next pass likely is). */
-  lastSpeaker: UserKey | null;
-}
-
-export interface ThreadEnv {
-  journal: Journal;
-  options: ConversationsOptions;
-  closing: () => boolean;
-}
-
-export type AbortReason = "shutdown" | "lease" | "cancel" | "reset";
-
-/** Rebuild from the log unless the in-memory agent is current. */
-export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
-  const { journal, options } = env;
-  const length = await journal.logLength(t.key);
-  if (t.live && t.live.logLength === length) return t.live;
-  const entries = await journal.readLog(t.key);
-  const progress = progressOf(entries);
-  const at = Date.now();
-  const repair: LogEntry[] = tailOrphans(entries).map((message) => ({ type: "message", message, at }));
-  // A rebuilt idle conversation keeps its last recalled turns; an open turn is resumed exactly.
-  if (!progress.openTurn) {
-    const { working, summary } = replay(entries);
-    const turns = options.limits.recallTurns;
-    const drop = recallDrop(working, turns);
-    if (drop > 0) repair.push({ type: "trim", drop, summary: trimmedSummary(summary, turns), at });
-  }
-  let logLength = entries.length;
-  if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
-  const open = progress.openTurn;
-  t.live = {
-    agent: options.newAgent(replay([...entries, ...repair])),
-    logLength,
-    taken: progress.taken,
-    fetched: progress.taken,
-    pending: [],
-    open: open && {
-      from: open.from,
-      answer: answerSince(entries, open.logIndex),
-      started: messagesSince(entries, open.logIndex),
-    },
-  };
-  return t.live;
-}
-
-async function fetchInbox(t: Thread, live: Live, journal: Journal): Promise<void> {
-  const items = await journal.inboxFrom(t.key, live.fetched);
-  live.fetched += items.length;
-  live.pending.push(...items);
-}
+import { fetchInbox, journalMissing, restore } from "./restore.js";
+import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
+import type { ConversationIO, InboundMessage } from "./types.js";
 
 /** Work until the inbox is fully taken (or shutdown / lease loss). Returns the taken count. */
 export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<number> {
   const { journal } = env;
   let live = await restore(t, env);
+  if (t.interrupted) {
+    // Cut by the store, and the store lost its log (else `restore` found the open turn there).
+    const { opening, io, answer } = t.interrupted;
+    t.interrupted = null;
+    if (answer !== undefined) {
+      await io.reporter.say(answer, { id: opening.id, resumed: true });
+      live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
+    } else {
+      t.ios.set(opening.id, io);
+      await runTurn(t, live, lease, env, opening, "resume");
+    }
+    live = await restore(t, env);
+  }
   if (live.open) {
     const open = live.open;
     live.open = null;
@@ -157,6 +71,9 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
       await journal.clearPending(t.key);
       // A message journaled just before the clear: take it now rather than lose its marker.
       await fetchInbox(t, live, journal);
+      if (live.pending.length === 0 && t.unfetched.size > 0 && (await journalMissing(t, journal))) {
+        await fetchInbox(t, live, journal);
+      }
       if (live.pending.length === 0) return live.taken;
       await journal.markPending(t.key);
     }
@@ -226,13 +143,19 @@ async function runTurn(
   mode: "new" | "resume" | "rerun",
 ): Promise<void> {
   const { journal } = env;
-  const io = ioOf(t, env, opening.id);
   if (mode === "new") {
     const start: LogEntry = { type: "turn-start", from: live.taken, id: opening.id, at: Date.now() };
-    live.logLength = await journal.appendLog(t.key, [start], live.logLength);
+    try {
+      live.logLength = await journal.appendLog(t.key, [start], live.logLength);
+    } catch (err) {
+      // Not started: it stays first in line (a reseed journals it again if the store lost it).
+      live.pending.unshift(opening);
+      throw err;
+    }
     live.taken++;
     recordTurnStart(opening);
   }
+  const io = ioOf(t, env, opening.id);
   const controller = new AbortController();
   const onLost = () => controller.abort("lease" satisfies AbortReason);
   lease.lost.addEventListener("abort", onLost);
@@ -263,10 +186,19 @@ async function runTurn(
     },
   };
   const input = mode === "resume" ? { text: RESUME_NOTE, speaker: opening.speaker } : toTurnInput(opening);
+  const lastBefore = live.agent.state().working.at(-1);
   let status: TurnStatus;
   try {
     status = (await live.agent.chat(input, ctx)).status;
   } catch (err) {
+    if (!controller.signal.aborted && isStoreTrouble(err)) {
+      // The store went away mid-turn: the turn resumes when it answers again (`drain`), not failed.
+      log.warn({ err, conversation: t.key }, "turn cut by the store; it resumes when the store is back");
+      const last = live.agent.state().working.at(-1);
+      const answer = last !== lastBefore && isShownAnswer(last) ? last.content.trim() : undefined;
+      t.interrupted = { opening, io, answer };
+      throw err;
+    }
     if (!controller.signal.aborted) {
       log.error({ err, conversation: t.key }, "turn failed");
       await io.reporter.notice("Sorry, something went wrong on my side and I could not finish that.");

@@ -1,0 +1,111 @@
+/**
+ * Bring a thread's in-memory view up to date with the store: keep it while the log is as it left it,
+ * rebuild it from the log when the log moved on (or the view went stale), and reseed the log from it
+ * when the store lost what it held. Also reads the inbox into the view.
+ */
+
+import { log } from "../log.js";
+import type { Journal } from "./journal.js";
+import type { LogEntry } from "./log-entry.js";
+import {
+  answerSince,
+  messagesSince,
+  progressOf,
+  recallDrop,
+  replay,
+  tailOrphans,
+  trimmedSummary,
+} from "./replay.js";
+import type { Live, Thread, ThreadEnv } from "./thread-state.js";
+
+/** Rebuild from the log unless the in-memory agent is current. */
+export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
+  const { journal, options } = env;
+  const [length, inboxLength] = await Promise.all([journal.logLength(t.key), journal.inboxLength(t.key)]);
+  const held = t.live;
+  // Shorter than what this instance read or wrote: the store lost it (no writer removes entries).
+  if (held && (length < held.logLength || inboxLength < held.fetched)) return reseed(t, env, held);
+  if (held && !held.stale && held.logLength === length) return held;
+  // The log says how an interrupted turn stands: it is resumed from there.
+  t.interrupted = null;
+  const entries = await journal.readLog(t.key);
+  const progress = progressOf(entries);
+  const at = Date.now();
+  const repair: LogEntry[] = tailOrphans(entries).map((message) => ({ type: "message", message, at }));
+  // A rebuilt idle conversation keeps its last recalled turns; an open turn is resumed exactly.
+  if (!progress.openTurn) {
+    const { working, summary } = replay(entries);
+    const turns = options.limits.recallTurns;
+    const drop = recallDrop(working, turns);
+    if (drop > 0) repair.push({ type: "trim", drop, summary: trimmedSummary(summary, turns), at });
+  }
+  let logLength = entries.length;
+  if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
+  const open = progress.openTurn;
+  t.live = {
+    agent: options.newAgent(replay([...entries, ...repair])),
+    logLength,
+    taken: progress.taken,
+    fetched: progress.taken,
+    pending: [],
+    open: open && {
+      from: open.from,
+      answer: answerSince(entries, open.logIndex),
+      started: messagesSince(entries, open.logIndex),
+    },
+    stale: false,
+  };
+  return t.live;
+}
+
+/**
+ * The store lost the conversation (Redis restarted empty): restart its log with the window this
+ * instance holds (tool calls left open get their synthetic results), so the next request extends the
+ * last one; journal again the messages read but not yet answered and those journaled here but not
+ * yet read, whose inbox is gone. The inbox starts over with them.
+ */
+async function reseed(t: Thread, env: ThreadEnv, held: Live): Promise<Live> {
+  const { journal, options } = env;
+  const at = Date.now();
+  const state = replay([{ type: "reseed", ...held.agent.state(), at }]);
+  const logLength = await journal.replaceLog(t.key, [{ type: "reseed", ...state, at }]);
+  t.live = {
+    agent: options.newAgent(state),
+    logLength,
+    taken: 0,
+    fetched: 0,
+    pending: [],
+    open: null,
+    stale: false,
+  };
+  t.delivered = null;
+  const again = [...held.pending, ...t.unfetched.values()];
+  let journaled = 0;
+  for (const m of again) if (await journal.record(m)) journaled++;
+  log.warn(
+    { conversation: t.key, kept: state.working.length, journaledAgain: journaled },
+    "the store lost this conversation; its log restarts from the window held here",
+  );
+  return t.live;
+}
+
+export async function fetchInbox(t: Thread, live: Live, journal: Journal): Promise<void> {
+  const items = await journal.inboxFrom(t.key, live.fetched);
+  live.fetched += items.length;
+  live.pending.push(...items);
+  for (const m of items) t.unfetched.delete(m.id);
+}
+
+/**
+ * Messages journaled here that the inbox, read to its end, never handed back: journaled again.
+ * The claim makes it idempotent: one that is there (read by another instance, or read here before
+ * it was noted) is not appended twice. True when one was missing (the store lost it).
+ */
+export async function journalMissing(t: Thread, journal: Journal): Promise<boolean> {
+  let missing = false;
+  for (const m of [...t.unfetched.values()]) {
+    t.unfetched.delete(m.id);
+    if (await journal.record(m)) missing = true;
+  }
+  return missing;
+}
