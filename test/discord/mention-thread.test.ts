@@ -98,12 +98,13 @@ describe("Discord: a message while a turn runs", () => {
     rig = undefined;
   });
 
-  it("is acknowledged with a reaction and reaches the model within the running turn, never dropped", async () => {
+  it("is acknowledged with a reaction; the requester's joins the running turn, another person's gets its own, never dropped", async () => {
     rig = await startRig();
     const { fake, ep } = rig;
     ep.script(
       { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "hold" } }] } },
       { reply: { text: "First done." } },
+      { reply: { text: "Your item is added." } },
     );
     const mention = await fake.say(fake.alice, fake.channel, "start the long job", { mentionBot: true });
     await fake.waitForCall(
@@ -111,19 +112,27 @@ describe("Discord: a message while a turn runs", () => {
       "status",
     );
     const thread = fake.channelById(mention.id)!;
+    const more = await fake.say(fake.alice, thread, "and make it quick");
     const queued = await fake.say(fake.bob, thread, "and add my item too");
-    const reaction = await fake.waitForCall(
-      (c) => c.method === "PUT" && c.path.includes("/reactions/"),
-      "queued reaction",
-    );
-    expect(reaction.path).toBe(`/channels/${thread.id}/messages/${queued.id}/reactions/👀/@me`);
+    for (const m of [more, queued]) {
+      await fake.waitForCall(
+        (c) => c.method === "PUT" && c.path === `/channels/${thread.id}/messages/${m.id}/reactions/👀/@me`,
+        `queued reaction on ${m.content}`,
+      );
+    }
     rig.openGate("hold");
-    // Injected at the next cancellation point of the running turn (after the tool result).
-    await fake.waitForCall(wrote("First done.", thread.id), "answer");
-    const users = ep.requests
-      .at(-1)!
-      .messages.filter((m) => m.role === "user")
-      .map((m) => m.content);
-    expect(users.filter((u) => u === "Bob: and add my item too")).toHaveLength(1);
+    // Alice's own message joins her turn at its next cancellation point (after the tool result);
+    // Bob's waits for a turn of his own (one turn, one speaker).
+    await fake.waitForCall(wrote("First done.", thread.id), "Alice's answer");
+    await fake.waitForCall(wrote("Your item is added.", thread.id), "Bob's answer");
+    const users = (i: number) =>
+      ep.requests[i]!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    expect(users(1).join("\n")).toContain("Alice: and make it quick");
+    expect(users(1).join("\n")).not.toContain("and add my item too");
+    expect(
+      users(2)
+        .join("\n")
+        .match(/Bob: and add my item too/g),
+    ).toHaveLength(1);
   });
 });
