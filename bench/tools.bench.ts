@@ -58,6 +58,7 @@ const ctx: ToolCallContext = {
   place: { kind: "dm", workspace: "local" },
   reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
   approvals: { present: async () => undefined, update: async () => {} },
+  step: { callIds: ["call_1"] },
   signal: new AbortController().signal,
 };
 

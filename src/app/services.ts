@@ -82,6 +82,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     audit: createAuditLog(store),
     ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
     pollMs: cfg.NEO_APPROVAL_POLL_MS,
+    maxPendingPerUser: cfg.NEO_MAX_PENDING_APPROVALS,
     isAdmin: (u) => isAdmin(u),
     caps,
   });

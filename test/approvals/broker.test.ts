@@ -189,6 +189,27 @@ for (const backend of BACKENDS) {
       expect((await b.listPending()).map((r) => r.id)).toEqual([two.id]);
     });
 
+    it("six requests at once for one user: exactly three are offered (the open limit), the rest refused", async () => {
+      const { b } = await open();
+      const ch = recordingChannel();
+      const tries = await Promise.allSettled(
+        ["1", "2", "3", "4", "5", "6"].map((n) => b.request(transferPlan(n), alice, conversation, ch)),
+      );
+      const offered = tries.filter((t) => t.status === "fulfilled");
+      const refused = tries.filter((t): t is PromiseRejectedResult => t.status === "rejected");
+      expect(offered).toHaveLength(3);
+      expect(ch.presented).toHaveLength(3);
+      expect(refused.map((t) => (t.reason as Error).name)).toEqual(Array(3).fill("ApprovalLimitError"));
+      // Another user is not limited by Alice's approvals; a decided one frees its place.
+      await b.request(transferPlan("7", "USDC", bob.userKey), bob, conversation, ch);
+      const first = (offered[0] as PromiseFulfilledResult<{ id: string }>).value;
+      expect((await b.decide(first.id, alice.userKey, "reject")).ok).toBe(true);
+      await b.request(transferPlan("8"), alice, conversation, ch);
+      await expect(b.request(transferPlan("9"), alice, conversation, ch)).rejects.toThrow(
+        "the requester already has 3 approvals waiting",
+      );
+    });
+
     it("an aborted wait (turn cancelled) cancels the approval so a later click cannot run it", async () => {
       const { b } = await open();
       const rec = await b.request(transferPlan(), alice, conversation, recordingChannel());

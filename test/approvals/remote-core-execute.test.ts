@@ -53,6 +53,7 @@ async function coreExecuteWith(approve: boolean) {
     },
     approvals: channel,
     signal: new AbortController().signal,
+    step: { callIds: ["call_1"] },
   };
   return { run, ctx, channel, statuses };
 }

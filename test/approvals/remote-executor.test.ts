@@ -17,6 +17,7 @@ const ctx: ToolCallContext = {
   reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
   approvals: { present: async () => undefined, update: async () => {} },
   signal: new AbortController().signal,
+  step: { callIds: ["call_1"] },
 };
 
 const plan = {

@@ -65,6 +65,7 @@ async function setup() {
     reporter: io.reporter,
     approvals: io.approvals,
     signal: new AbortController().signal,
+    step: { callIds: ["call_1"] },
   };
   const walletLog = () =>
     existsSync(logPath)

@@ -51,6 +51,7 @@ export function testContext(signal: AbortSignal = new AbortController().signal):
     reporter: { say: async () => {}, status: async () => {}, notice: async () => {} },
     approvals: { present: async () => undefined, update: async () => {} },
     signal,
+    step: { callIds: ["call_1"] },
   };
 }
 

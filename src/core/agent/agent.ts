@@ -138,7 +138,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     view: AnswerView,
   ): Promise<TurnResult> => {
     const tags: UsageTags = { purpose: "turn", conversation: ctx.conversation, user: input.speaker.userKey };
-    const toolCtx: ToolCallContext = { ...ctx, speaker: input.speaker };
+    const toolCtx: Omit<ToolCallContext, "step"> = { ...ctx, speaker: input.speaker };
     const ladder = { maxRetries: limits.maxRetriesPerTool, baseMs: limits.toolRetryBaseMs ?? 250 };
     const done: ToolRecord[] = [];
     const adapt = createAdaptCounter(limits.maxAdaptAttempts);

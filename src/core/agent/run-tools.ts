@@ -1,7 +1,7 @@
 /**
  * One batch of tool calls: arguments parsed (malformed JSON becomes an in-band error the model
  * sees), a Status line per call, dispatch through the ladder. Calls of a batch run concurrently;
- * results come back in call order.
+ * results come back in call order. The calls of a batch are one step (`ToolStep`).
  */
 import { z } from "zod";
 import type { ToolCall } from "../llm/types.js";
@@ -55,9 +55,11 @@ export interface CallOutcome {
 export async function runToolBatch(
   calls: readonly ToolCall[],
   tools: ToolSurface,
-  ctx: ToolCallContext,
+  turnCtx: Omit<ToolCallContext, "step">,
   ladder: LadderOptions,
 ): Promise<CallOutcome[]> {
+  // Every call of this batch shares one step (per-step rules such as one approval prompt key on it).
+  const ctx: ToolCallContext = { ...turnCtx, step: { callIds: calls.map((c) => c.id) } };
   for (const c of calls) await ctx.reporter.status(renderToolCall(c.function.name));
   const work = calls.map(async (call): Promise<CallOutcome> => {
     const parsed = parseToolArgs(call.function.arguments);

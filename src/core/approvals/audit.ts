@@ -15,6 +15,8 @@ export type AuditEvent =
   | "refused_cap"
   | "refused_plan"
   | "refused_access"
+  /** Not offered: the requester's open approvals are at the limit, or the step already asked for one. */
+  | "refused_limit"
   | "executed";
 
 export interface AuditEntry {

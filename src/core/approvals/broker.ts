@@ -9,11 +9,12 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Store } from "../../store/types.js";
+import { updateAtomically } from "../../store/update.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";
 import type { SpendCaps } from "./caps.js";
-import { ApprovalStoreError } from "./errors.js";
+import { ApprovalLimitError, ApprovalStoreError } from "./errors.js";
 import { recordApprovalDecision, recordApprovalRequested } from "./observe.js";
 import { hashPlan } from "./plan-hash.js";
 import { PlanRefusedError, planSizeProblem } from "./plan-view.js";
@@ -42,6 +43,8 @@ export interface ApprovalBrokerOptions {
   pollMs?: number;
   /** Who may cancel approvals. */
   isAdmin?: (userKey: UserKey) => boolean;
+  /** Open (pending) approvals one requester may have at once (NEO_MAX_PENDING_APPROVALS). Default 3. */
+  maxPendingPerUser?: number;
   /** Spend caps: Approve reserves the plan's amounts atomically, or closes the approval over the cap. */
   caps?: Pick<SpendCaps, "reserve" | "settle">;
   now?: () => number;
@@ -50,8 +53,8 @@ export interface ApprovalBrokerOptions {
 export interface ApprovalBroker {
   /**
    * Persist a pending approval and present it. Throws `PlanRefusedError` when the plan is too big
-   * or cannot be shown in full on the channel, `ApprovalStoreError` when the store is away (nothing
-   * offered either way).
+   * or cannot be shown in full on the channel, `ApprovalLimitError` when the requester already has
+   * `maxPendingPerUser` open, `ApprovalStoreError` when the store is away (nothing offered).
    */
   request(
     plan: Plan,
@@ -85,6 +88,12 @@ export function newApprovalId(): string {
   return `apv_${randomBytes(16).toString("base64url")}`;
 }
 
+/** One open approval in its requester's slots; expired ones free their slot even if never settled. */
+interface OpenSlot {
+  id: string;
+  expiresAt: number;
+}
+
 export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroker {
   const { store, audit, ttlMs } = opts;
   const pollMs = opts.pollMs ?? 500;
@@ -93,6 +102,8 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
   const recKey = (id: string) => `approvals:rec:${id}`;
   const tokenKey = (id: string) => `approvals:token:${id}`;
   const refKey = (id: string) => `approvals:ref:${id}`;
+  const openKey = (user: UserKey) => `approvals:open:${user}`;
+  const maxOpen = opts.maxPendingPerUser ?? 3;
   const decided = new EventEmitter();
   decided.setMaxListeners(0);
   const channels = new Map<string, ApprovalChannel>();
@@ -123,6 +134,41 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
   }
 
   /**
+   * Take one of the requester's open slots, atomically (concurrent requests cannot both take the
+   * last one). Throws `ApprovalLimitError` when all are taken by unexpired approvals.
+   */
+  async function takeSlot(rec: ApprovalRecord): Promise<void> {
+    const t = now();
+    const { result } = await updateAtomically<OpenSlot[], number | null>(
+      store,
+      openKey(rec.requester.userKey),
+      (current) => {
+        const open = (current ?? []).filter((s) => s.expiresAt > t);
+        if (open.length >= maxOpen) return { result: open.length };
+        return { next: [...open, { id: rec.id, expiresAt: rec.expiresAt }], result: null };
+      },
+      { ttlMs: RECORD_TTL_MS },
+    );
+    if (result !== null) throw new ApprovalLimitError(result);
+  }
+
+  /** Free the slot of an approval that is no longer pending. */
+  async function freeSlot(rec: ApprovalRecord): Promise<void> {
+    await updateAtomically<OpenSlot[], null>(
+      store,
+      openKey(rec.requester.userKey),
+      (current) =>
+        current?.some((s) => s.id === rec.id)
+          ? { next: current.filter((s) => s.id !== rec.id), result: null }
+          : { result: null },
+      { ttlMs: RECORD_TTL_MS },
+    ).catch((err: unknown) =>
+      // The slot frees itself at the approval's expiry.
+      log.warn({ err, approvalId: rec.id }, "could not free an approval slot"),
+    );
+  }
+
+  /**
    * Consume the token and write the final status; undefined when someone else settled it first.
    * `gate` runs once the token is ours (so only for the one winner): a reason it returns closes the
    * approval as cancelled with that note instead (Approve over the cap).
@@ -150,6 +196,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     // its token gone, so it can only expire; nothing runs unaudited.
     await record(refused === undefined ? status : "refused_cap", next, actor, note);
     await store.set(recKey(rec.id), next, RECORD_TTL_MS);
+    await freeSlot(rec);
     recordApprovalDecision({
       conversation: rec.conversation,
       approvalId: rec.id,
@@ -316,6 +363,12 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       const fit = channel.fits?.(rec) ?? { ok: true };
       if (!fit.ok) throw new PlanRefusedError(fit.reason);
       try {
+        await takeSlot(rec);
+      } catch (err) {
+        if (err instanceof ApprovalLimitError) throw err;
+        throw new ApprovalStoreError("offering an approval", { cause: err });
+      }
+      try {
         await store.set(recKey(rec.id), rec, RECORD_TTL_MS);
         await store.set(tokenKey(rec.id), rec.id, ttlMs + TOKEN_GRACE_MS);
         // keyv-style stores can drop writes silently while the server is away: read back to be sure.
@@ -323,6 +376,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         await record("requested", rec, requester.userKey);
       } catch (err) {
         await store.take(tokenKey(rec.id)).catch(() => undefined);
+        await freeSlot(rec);
         throw new ApprovalStoreError("offering an approval", { cause: err });
       }
       recordApprovalRequested(conversation, rec.id);

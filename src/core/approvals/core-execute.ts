@@ -6,10 +6,10 @@
  */
 import type { AccessPolicy } from "../access/policy.js";
 import { log } from "../log.js";
-import type { ToolCallContext, ToolResult } from "../tools/types.js";
+import type { ToolCallContext, ToolResult, ToolStep } from "../tools/types.js";
 import type { ApprovalBroker } from "./broker.js";
 import type { SpendCaps } from "./caps.js";
-import { ApprovalStoreError } from "./errors.js";
+import { ApprovalLimitError, ApprovalStoreError } from "./errors.js";
 import type { Executor } from "./executor.js";
 import { recordApprovalDecision } from "./observe.js";
 import { hashPlan } from "./plan-hash.js";
@@ -51,8 +51,39 @@ function settledText(rec: ApprovalRecord): string {
 export const ESCALATION_NOTICE =
   "This needs the approval path: I'm planning the exact actions, and nothing runs until they are approved.";
 
+/** Said to the model for a second `core_execute` in one step: why, and what it can do instead. */
+const ONE_PER_STEP =
+  "Refused: an earlier core_execute call in this same step already asks the user for approval, and one " +
+  `step posts at most one approval prompt. ${NOTHING} Wait for that call's result, then call ` +
+  "core_execute again for this intent, or put all the actions in one intent so they are approved together.";
+
 export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
   const { executor, broker, caps, access } = opts;
+  /** Steps whose approval prompt is taken (by the first core_execute call of the batch). */
+  const stepsAsked = new WeakSet<ToolStep>();
+
+  /** A refusal of the limits (open approvals, one per step): audited, told to the model in-band. */
+  async function refuseLimit(
+    intent: string,
+    plan: Plan | null,
+    ctx: ToolCallContext,
+    reason: string,
+  ): Promise<ToolResult> {
+    await broker.audit
+      .append({
+        at: Date.now(),
+        event: "refused_limit",
+        actor: ctx.speaker.userKey,
+        approvalId: null,
+        planId: plan?.id ?? null,
+        requester: ctx.speaker.userKey,
+        summary: plan?.summary ?? intent,
+        ...(plan ? { planHash: hashPlan(plan) } : {}),
+        detail: reason,
+      })
+      .catch((err: unknown) => log.warn({ err }, "could not audit a limit refusal"));
+    return fail(reason);
+  }
 
   /** A plan that cannot be offered (too big, cannot be shown whole): the user and the model are told why. */
   async function refusePlan(plan: Plan, reason: string, ctx: ToolCallContext): Promise<ToolResult> {
@@ -82,6 +113,9 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
 
   return async (intent, ctx) => {
     const who = ctx.speaker;
+    // Claimed before any await, so of a batch's concurrent calls exactly one gets the step's prompt.
+    if (stepsAsked.has(ctx.step)) return refuseLimit(intent, null, ctx, ONE_PER_STEP);
+    stepsAsked.add(ctx.step);
     try {
       if (!(await access.isAllowed(who.userKey))) {
         return fail(`core_execute refused: ${who.displayName} is not allowed to use Neo. ${NOTHING}`);
@@ -131,6 +165,15 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
     } catch (err) {
       await discard();
       if (err instanceof PlanRefusedError) return refusePlan(plan, err.message, ctx);
+      if (err instanceof ApprovalLimitError)
+        return refuseLimit(
+          intent,
+          plan,
+          ctx,
+          `Refused before approval: ${who.displayName} already has ${err.open} approval(s) waiting for a ` +
+            `decision, the most one person may have open at once. ${NOTHING} Tell the user; once one of ` +
+            "them is approved, rejected or expired, call core_execute again.",
+        );
       const why =
         err instanceof ApprovalStoreError ? err.message : `could not ask for approval: ${String(err)}`;
       return fail(`${why}. ${NOTHING}`);

@@ -47,3 +47,14 @@ export class RemoteExecutorError extends Error {
     this.name = "RemoteExecutorError";
   }
 }
+
+/** The requester already has as many approvals open as one person may (NEO_MAX_PENDING_APPROVALS). */
+export class ApprovalLimitError extends Error {
+  readonly code = "APPROVAL_LIMIT";
+  constructor(readonly open: number) {
+    super(
+      `the requester already has ${open} approval${open === 1 ? "" : "s"} waiting for a decision, the most one person may have open at once`,
+    );
+    this.name = "ApprovalLimitError";
+  }
+}

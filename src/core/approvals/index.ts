@@ -11,6 +11,7 @@ export { type CoreExecute, type CoreExecuteOptions, createCoreExecute } from "./
 export { addDecimal, compareDecimal, DecimalError, sumDecimal, toDecimal } from "./decimal.js";
 export { createEmbeddedExecutor, type EmbeddedExecutorOptions, summarise } from "./embedded-executor.js";
 export {
+  ApprovalLimitError,
   ApprovalStoreError,
   PlanError,
   PlanMismatchError,

@@ -16,6 +16,14 @@ export interface ToolResult {
   files?: OutboundFile[];
 }
 
+/**
+ * One model response's batch of tool calls. Rules that hold per step (at most one approval prompt)
+ * key on the object's identity: every call of the batch shares the same one.
+ */
+export interface ToolStep {
+  readonly callIds: readonly string[];
+}
+
 /** Everything a dispatch may need about the turn that made the call. */
 export interface ToolCallContext {
   conversation: ConversationKey;
@@ -25,6 +33,8 @@ export interface ToolCallContext {
   reporter: Reporter;
   approvals: ApprovalChannel;
   signal: AbortSignal;
+  /** The batch this call came in. */
+  step: ToolStep;
 }
 
 export interface ToolSurface {
