@@ -91,6 +91,16 @@ const filesEnv = z.object({
   NEO_FILE_TEXT_TOKENS: int(100)
     .default(8000)
     .describe("Tokens of text kept from one text-like file or PDF; the rest is cut with a marker."),
+  NEO_ANSWER_FILE_CHARS: int(0)
+    .default(8000)
+    .describe(
+      "An answer longer than this many characters (about four Discord messages) is uploaded as answer.md in the thread, with its beginning as the message; 0 = never.",
+    ),
+  NEO_ANSWER_FILE_CODE_LINES: int(0)
+    .default(60)
+    .describe(
+      "A code block in an answer longer than this many lines is uploaded as a file with its language's extension, and the answer names it in its place; 0 = never.",
+    ),
 });
 
 /** The agent loop; the defaults are the seed's numbers. */

@@ -8,6 +8,7 @@ import { createAgent } from "../../src/core/agent/agent.js";
 import { INTERRUPTED_MARK, RETRYING_STATUS, STOPPED_MARK } from "../../src/core/agent/answer-view.js";
 import { modelTroubleText } from "../../src/core/agent/model-trouble.js";
 import { LlmError } from "../../src/core/llm/errors.js";
+import type { OutboundFile } from "../../src/core/reporter.js";
 import { ann, draftingReporter, input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 
@@ -166,5 +167,32 @@ describe("agent loop: streamed answers", () => {
       [true, undefined],
       [false, "Short answer."],
     ]);
+  });
+});
+
+describe("agent loop: an answer sent as a file while it streams", () => {
+  it("the draft stops growing past the message length; the file is uploaded and the draft finished with the short message", async () => {
+    const answer = Array.from({ length: 5 }, (_, i) => `Point ${i + 1}: ${"x".repeat(40)}.`).join("\n\n");
+    ep = await startScriptedOpenAI([{ reply: { text: answer, stream: { deltas: 10 } } }]);
+    const drafting = draftingReporter();
+    const uploads: Array<{ name: string; text: string; comment: string }> = [];
+    const reporter = {
+      ...drafting,
+      upload: async (files: readonly OutboundFile[], comment: string) => {
+        drafting.log.push("upload");
+        for (const f of files) uploads.push({ name: f.name, text: Buffer.from(f.bytes).toString(), comment });
+      },
+    };
+    const ctx = testContext({ reporter });
+    const deps = testDeps(ep, { limits: { answerFile: { maxChars: 100, codeLines: 0 } } });
+    const res = await createAgent(deps).chat(input("list the points"), ctx);
+    // The transcript and the turn keep the whole answer; the user gets it as a file.
+    expect(res).toMatchObject({ status: "answered", text: answer });
+    expect(uploads).toEqual([{ name: "answer.md", text: answer, comment: "" }]);
+    const [d] = drafting.drafts;
+    expect(d!.updates.length).toBeGreaterThan(0);
+    expect(d!.updates.every((u) => u.length <= 100)).toBe(true);
+    expect(d!.finished).toBe(`Point 1: ${"x".repeat(40)}.\n\n*(The full answer is attached as answer.md.)*`);
+    expect(drafting.log.slice(-2)).toEqual(["upload", `finish:${d!.finished}`]);
   });
 });

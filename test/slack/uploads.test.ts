@@ -2,9 +2,12 @@
  * Files out on Slack: an MCP tool (the real fixture server over stdio) returns an image or a binary
  * resource; the real loop uploads it into the thread through Bolt's client (`files.uploadV2`:
  * files.getUploadURLExternal, the bytes to the upload URL, files.completeUploadExternal) against the
- * fake, and tells the model it was uploaded. A refused upload is said in text instead.
+ * fake, and tells the model it was uploaded. A refused upload is said in text instead. Answers past
+ * NEO_ANSWER_FILE_CHARS, and large code blocks, go the same way as files, with a short message.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { renderAnswer } from "../../src/adapters/slack/answer-render.js";
+import { UPLOAD_FAILED_NOTE } from "../../src/core/agent/answer-file.js";
 import { parseManifest } from "../../src/core/tools/manifest.js";
 import { createToolSurface } from "../../src/core/tools/surface.js";
 import { CHART_PNG_BASE64, REPORT_CSV } from "../fixtures/mcp/chart.js";
@@ -94,5 +97,68 @@ describe("Slack: files from tools are uploaded to the thread", () => {
     expect(h.fake.messages("C1", ts).map((m) => m.text)).toContain(
       "I could not upload draw_chart-1.png from chart__draw_chart here (the upload failed).",
     );
+  });
+});
+
+/** 9,000+ characters: past the default NEO_ANSWER_FILE_CHARS (8,000). */
+const para = (i: number) =>
+  `Paragraph ${i}: ${"the rollout plan in detail, step by step. ".repeat(20).trim()}`;
+const LONG = Array.from({ length: 12 }, (_, i) => para(i + 1)).join("\n\n");
+const CODE = Array.from({ length: 80 }, (_, i) => `print(${i})`).join("\n");
+
+describe("Slack: long answers are sent as files", () => {
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it("an answer past the limit is uploaded as answer.md in the thread, its beginning said beside it", async () => {
+    h = await startHarness({ turns: [{ reply: { text: LONG } }] });
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "write the plan", { ts })));
+    const short = `${para(1).slice(0, para(1).slice(0, 400).lastIndexOf(" "))}…\n\n_(The full answer is attached as answer.md.)_`;
+    await h.fake.waitFor(() => h!.fake.messages("C1", ts).some((m) => m.text === short), "short answer");
+    expect(h.fake.uploads.map((u) => [u.filename, u.channel, u.thread_ts, u.comment])).toEqual([
+      ["answer.md", "C1", ts, ""],
+    ]);
+    expect(h.fake.uploads[0]!.bytes.toString("utf8")).toBe(LONG);
+    const thread = h.fake.messages("C1", ts).filter((m) => m.user !== "UANN");
+    expect(thread.map((m) => [m.text, m.files?.map((f) => f.name) ?? []])).toEqual([
+      ["", ["answer.md"]],
+      [short, []],
+    ]);
+  });
+
+  it("a large code block goes as code.py; the message names it in its place", async () => {
+    h = await startHarness({
+      turns: [{ reply: { text: `Here is the script:\n\n\`\`\`python\n${CODE}\n\`\`\`\n\nRun it.` } }],
+    });
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "write a script", { ts })));
+    const said = "Here is the script:\n\n_(python, 80 lines: attached as code.py.)_\n\nRun it.";
+    await h.fake.waitFor(() => h!.fake.messages("C1", ts).some((m) => m.text === said), "message");
+    expect(h.fake.uploads.map((u) => [u.filename, u.bytes.toString("utf8")])).toEqual([
+      ["code.py", `${CODE}\n`],
+    ]);
+  });
+
+  it("a refused upload says the whole answer as split text, with a note", async () => {
+    h = await startHarness({ turns: [{ reply: { text: LONG } }] });
+    h.fake.failUploads(true);
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "write the plan", { ts })));
+    const parts = renderAnswer(`${LONG}\n\n${UPLOAD_FAILED_NOTE}`).map((p) => p.text);
+    await h.fake.waitFor(
+      () => h!.fake.messages("C1", ts).some((m) => m.text === parts.at(-1)),
+      "the last part of the answer",
+    );
+    expect(h.fake.uploads).toEqual([]);
+    expect(
+      h.fake
+        .messages("C1", ts)
+        .filter((m) => m.user !== "UANN")
+        .map((m) => m.text),
+    ).toEqual(parts);
   });
 });

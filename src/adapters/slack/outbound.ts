@@ -330,7 +330,8 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
           client.files.uploadV2({
             channel_id: channel,
             ...(threadTs ? { thread_ts: threadTs } : {}),
-            initial_comment: comment,
+            // An answer's file goes without a comment: its message is said on its own.
+            ...(comment ? { initial_comment: comment } : {}),
             file_uploads: files.map((f) => ({ file: Buffer.from(f.bytes), filename: f.name, title: f.name })),
             token: await o.token(),
           } as Parameters<WebClient["files"]["uploadV2"]>[0]),

@@ -334,7 +334,7 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       if (busy) throw new AgentBusyError("a turn is already running for this conversation");
       busy = true;
       const progress: Progress = { steps: 0, consumed: 1, tokens: 0 };
-      const view = createAnswerView(ctx.reporter, input.speaker.userKey, ctx.answerKey);
+      const view = createAnswerView(ctx.reporter, input.speaker.userKey, ctx.answerKey, limits.answerFile);
       const startedAt = Date.now();
       // A turn that throws (a broken contract below the loop) still ends here, as failed.
       let status: TurnResult["status"] = "failed";

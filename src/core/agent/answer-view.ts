@@ -10,12 +10,23 @@
  *   told (Status) that the answer is being asked again.
  * - A turn that ends with a draft still open (the retries failed, the user stopped it) finishes it
  *   with what was shown, marked, before anything else is said: one honest message, never two answers.
+ * - Where the reporter uploads files, an answer `answerFile` sends as a file is uploaded first and
+ *   the message beside it is said (or the draft finished with it); a draft stops growing once the
+ *   answer is past the message length (it will not be read there). A failed upload says the whole
+ *   answer as text, with a note.
  */
 
 import type { UserKey } from "../keys.js";
 import type { TextSink } from "../llm/types.js";
 import { log } from "../log.js";
 import type { AnswerDraft, AnswerKey, Reporter } from "../reporter.js";
+import {
+  type AnswerFileLimits,
+  answerFile,
+  beyondMessageLength,
+  DEFAULT_ANSWER_FILE_LIMITS,
+  UPLOAD_FAILED_NOTE,
+} from "./answer-file.js";
 
 /** Appended to a draft that the model never finished (its stream broke for good). */
 export const INTERRUPTED_MARK = "*(interrupted)*";
@@ -37,7 +48,12 @@ export interface AnswerView {
   close(): Promise<void>;
 }
 
-export function createAnswerView(reporter: Reporter, requester: UserKey, key?: AnswerKey): AnswerView {
+export function createAnswerView(
+  reporter: Reporter,
+  requester: UserKey,
+  key?: AnswerKey,
+  fileLimits: AnswerFileLimits = DEFAULT_ANSWER_FILE_LIMITS,
+): AnswerView {
   let draft: AnswerDraft | null = null;
   /** What the draft was last given (the answer so far, as shown). */
   let shown = "";
@@ -72,6 +88,7 @@ export function createAnswerView(reporter: Reporter, requester: UserKey, key?: A
             if (shown.startsWith(now)) return;
             replaying = false;
           }
+          if (reporter.upload && beyondMessageLength(now, fileLimits)) return;
           draft ??= reporter.draft({ requester, ...(key ? { key } : {}) });
           shown = now;
           draft.update(now);
@@ -86,8 +103,9 @@ export function createAnswerView(reporter: Reporter, requester: UserKey, key?: A
     async answer(final) {
       const d = draft;
       reset();
-      if (d) await d.finish(final);
-      else await reporter.say(final, key);
+      const text = await asFile(reporter, final, fileLimits);
+      if (d) await d.finish(text);
+      else await reporter.say(text, key);
     },
     async dismiss() {
       const d = draft;
@@ -102,4 +120,17 @@ export function createAnswerView(reporter: Reporter, requester: UserKey, key?: A
     },
     close: () => finishWith(STOPPED_MARK),
   };
+}
+
+/** Upload what `answerFile` sends as files; the text to say beside them (or all of it, on failure). */
+async function asFile(reporter: Reporter, final: string, limits: AnswerFileLimits): Promise<string> {
+  const plan = reporter.upload ? answerFile(final, limits) : null;
+  if (!plan || !reporter.upload) return final;
+  try {
+    await reporter.upload(plan.files, "");
+    return plan.message;
+  } catch (err) {
+    log.warn({ err, files: plan.files.map((f) => f.name) }, "answer upload failed; said as text");
+    return `${final}\n\n${UPLOAD_FAILED_NOTE}`;
+  }
 }

@@ -14,5 +14,6 @@ export function limitsFromConfig(cfg: Config): AgentLimits {
     maxAdaptAttempts: cfg.NEO_MAX_ADAPT_ATTEMPTS,
     maxOutputTokens: cfg.NEO_MAX_OUTPUT_TOKENS,
     summaryPct: cfg.NEO_SUMMARY_PCT,
+    answerFile: { maxChars: cfg.NEO_ANSWER_FILE_CHARS, codeLines: cfg.NEO_ANSWER_FILE_CODE_LINES },
   };
 }

@@ -2,6 +2,7 @@
  * The agent loop's contract. The working transcript is the only state; everything a turn shows the
  * model (system block, budget stat) is derived from it each iteration.
  */
+
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
@@ -9,6 +10,7 @@ import type { Message } from "../llm/types.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
 import type { BudgetScope } from "../usage/types.js";
+import type { AnswerFileLimits } from "./answer-file.js";
 
 /**
  * Persisted per conversation, append-only. Replaying the events after the last `compaction`
@@ -111,4 +113,6 @@ export interface AgentLimits {
   summaryPct: number;
   /** First backoff of the tool retry rung, doubled per retry (default 250 ms). */
   toolRetryBaseMs?: number;
+  /** When an answer is sent as a file (default `DEFAULT_ANSWER_FILE_LIMITS`). */
+  answerFile?: AnswerFileLimits;
 }
