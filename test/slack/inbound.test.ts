@@ -31,7 +31,7 @@ describe("inbound decisions", () => {
     expect(d).toMatchObject({ conversation: "slack:T1:C1:1.1", threadTs: "1.1", inThread: true });
   });
 
-  it("a DM is one conversation unless threaded", () => {
+  it("a DM is one conversation; a reply in a thread there continues it, answered in the thread", () => {
     const base = { type: "message", channel_type: "im", channel: "D1", user: "U1", text: "yo", ts: "3.3" };
     expect(decideInbound(base, me)).toMatchObject({
       conversation: "slack:T1:D1:D1",
@@ -39,7 +39,8 @@ describe("inbound decisions", () => {
       shared: false,
     });
     expect(decideInbound({ ...base, thread_ts: "1.0" }, me)).toMatchObject({
-      conversation: "slack:T1:D1:1.0",
+      conversation: "slack:T1:D1:D1",
+      threadTs: "1.0",
     });
   });
 

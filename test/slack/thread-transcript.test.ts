@@ -131,6 +131,50 @@ describe("Slack threads: each human message enters the transcript once", () => {
     expect(h.fake.callsTo("conversations.replies")).toHaveLength(4);
   });
 
+  it("with every event Slack sends (message.channels): follow-ups are answered, each message still once", async () => {
+    h = await startHarness({
+      users: USERS,
+      turns: Array.from({ length: 9 }, (_, i) => ({ reply: { text: `answer ${i + 1}` } })),
+    });
+    for (const m of THREAD) {
+      seed(h, m.n, m.n);
+      const text = m.mention ? `<@UNEO> ${m.text}` : m.text;
+      const message = {
+        type: "message",
+        channel: "C1",
+        channel_type: "channel",
+        user: m.user,
+        text,
+        ts: tsOf(m.n),
+        event_ts: tsOf(m.n),
+        ...(m.n === 1 ? {} : { thread_ts: ROOT, parent_user_id: "UANN" }),
+      };
+      expect((await h.slack.event(envelope(message))).status).toBe(200);
+      if (m.mention) {
+        const { channel_type: _, ...rest } = message;
+        expect((await h.slack.event(envelope({ ...rest, type: "app_mention" }))).status).toBe(200);
+      }
+      // Messages 1-3 precede Neo in the thread; from the first mention on, each one is answered.
+      if (m.n >= 4)
+        await h.fake.waitFor(
+          () => h!.fake.callsTo("chat.postMessage").length === m.n - 3,
+          `answer to ${m.n}`,
+        );
+    }
+    const reqs = turnRequests(h);
+    expect(reqs).toHaveLength(9);
+    for (const marker of markers(12))
+      expect(count(reqs[8]!, marker), `${marker} in the last request`).toBe(1);
+    for (const [j, r] of reqs.entries()) {
+      for (const marker of markers(12))
+        expect(count(r, marker)).toBe(markers(j + 4).includes(marker) ? 1 : 0);
+    }
+    // The thread is read once, when Neo is first addressed; mentions after that find nothing new.
+    const replies = h.fake.callsTo("conversations.replies");
+    expect(replies[0]!.args.oldest).toBeUndefined();
+    expect(replies.slice(1).every((c) => c.args.oldest !== undefined)).toBe(true);
+  });
+
   it("after a restart the next mention reads only what the transcript does not hold yet", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "neo-thread-restart-"));
     h = await startHarness({ users: USERS, dataDir, turns: [{ reply: { text: "answer before" } }] });

@@ -219,12 +219,13 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   });
 
   const pace: DraftPace = { ...DEFAULT_DRAFT_PACE, ...o.draftPace };
-  const ios = new Map<ConversationKey, ConversationIO>();
-  const io = (conversation: ConversationKey): ConversationIO => {
-    const hit = ios.get(conversation);
+  const ios = new Map<string, ConversationIO>();
+  /** The IO answering in `threadTs` (undefined: the channel itself, an unthreaded DM). */
+  const ioIn = (conversation: ConversationKey, threadTs: string | undefined): ConversationIO => {
+    const cacheKey = `${conversation}#${threadTs ?? ""}`;
+    const hit = ios.get(cacheKey);
     if (hit) return hit;
-    const { workspace, channel, thread } = parseConversationKey(conversation);
-    const threadTs = thread === channel ? undefined : thread;
+    const { workspace, channel } = parseConversationKey(conversation);
     const out = workspaces.out(workspace);
     const made: ConversationIO = {
       reporter: createSlackReporter({
@@ -241,9 +242,13 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         if (ts) await out.react(channel, ts, "eyes");
       },
     };
-    if (ios.size >= IO_CACHE) ios.delete(ios.keys().next().value as ConversationKey);
-    ios.set(conversation, made);
+    if (ios.size >= IO_CACHE) ios.delete(ios.keys().next().value as string);
+    ios.set(cacheKey, made);
     return made;
+  };
+  const io = (conversation: ConversationKey): ConversationIO => {
+    const { channel, thread } = parseConversationKey(conversation);
+    return ioIn(conversation, thread === channel ? undefined : thread);
   };
 
   registerInbound(app, {
@@ -253,6 +258,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     workspaces,
     policy: { answerBots: new Set(config.NEO_ANSWER_BOTS ?? []) },
     channels: o.commands.channels,
+    threadIo: ioIn,
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
   registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces);

@@ -9,8 +9,8 @@ import type { AccessPolicy } from "../../core/access/policy.js";
 import { type ChannelSettingsStore, channelGate } from "../../core/channels/index.js";
 import { boundEarlier, comparePositions, EARLIER_MESSAGES } from "../../core/conversations/index.js";
 import { countIgnored, recordInbound } from "../../core/conversations/observe.js";
-import type { Conversations, InboundMessage } from "../../core/conversations/types.js";
-import { channelKey, userKey } from "../../core/keys.js";
+import type { ConversationIO, Conversations, InboundMessage } from "../../core/conversations/types.js";
+import { type ConversationKey, channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
 import {
@@ -41,6 +41,8 @@ export interface InboundDeps {
   policy: InboundPolicy;
   /** Per-channel settings: the gate decides whether a channel message is answered. */
   channels: Pick<ChannelSettingsStore, "get">;
+  /** The conversation's IO, answering in thread `threadTs` (a DM thread reply). */
+  threadIo: (conversation: ConversationKey, threadTs: string) => ConversationIO;
 }
 
 type Message = Extract<InboundDecision, { kind: "message" }>;
@@ -146,11 +148,14 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
       return;
     }
+    // How far the transcript reaches into this thread; anything there means Neo answers in it.
+    const seen = await deps.conversations.seenThrough(d.conversation);
     if (d.shared) {
       const settings = await deps.channels.get(
         channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }),
       );
-      const verdict = channelGate(settings, { dm: false, mentioned: d.mentioned, followUp: false });
+      const followUp = seen !== undefined;
+      const verdict = channelGate(settings, { dm: false, mentioned: d.mentioned, followUp });
       if (!verdict.answer) {
         countIgnored("slack");
         slog.debug({ eventId, reason: verdict.reason }, `ignored: ${verdict.reason}`);
@@ -163,8 +168,6 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
       return;
     }
-    // How far the transcript reaches into this thread: what it holds is never brought in again.
-    const seen = await deps.conversations.seenThrough(d.conversation);
     // Name and thread context enrich the message; failing to get them must not lose it (logged).
     const [who, context_, kind] = await Promise.all([
       deps.workspaces
@@ -195,7 +198,9 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       position: d.ts,
       receivedAt: Date.now(),
     };
-    const res = await deps.conversations.submit(msg);
+    // A DM thread reply continues the DM's conversation but is answered in its thread.
+    const answerIn = !d.shared && d.threadTs ? deps.threadIo(d.conversation, d.threadTs) : undefined;
+    const res = await deps.conversations.submit(msg, answerIn);
     // Accepted and duplicate are counted and logged by the conversations layer.
     if (!res.accepted && res.reason === "shutting_down") {
       // Not journaled: answer 500 so Slack delivers it again (to another instance, or after restart).

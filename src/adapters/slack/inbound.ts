@@ -41,7 +41,8 @@ export type InboundDecision =
       id: string;
       conversation: string;
       channel: string;
-      /** Where answers go: the thread, or undefined for an unthreaded DM. */
+      /** Where answers go: the thread, or undefined for an unthreaded DM (a DM thread is answered in
+       * that thread, though its conversation is the DM's). */
       threadTs: string | undefined;
       /** True when this is a reply inside an existing thread (context worth fetching). */
       inThread: boolean;
@@ -54,8 +55,8 @@ export type InboundDecision =
       shared: boolean;
       /** The event's `channel_type`, when it carried one (message events do; app_mention does not). */
       channelType: string | undefined;
-      /** Delivered as `app_mention`. A channel message without one is answered only where the
-       * channel's settings say so (`channelGate`, asked by the listener). */
+      /** Delivered as `app_mention`, or its text mentions Neo. A channel message without one is
+       * answered in Neo's threads, elsewhere only where the channel's settings say so (`channelGate`). */
       mentioned: boolean;
     };
 
@@ -69,6 +70,11 @@ export interface InboundPolicy {
   answerBots: ReadonlySet<string>;
 }
 const NO_BOTS: InboundPolicy = { answerBots: new Set() };
+
+/** Whether `text` mentions Neo (`<@UNEO>` or `<@UNEO|neo>`). */
+function mentionsNeo(text: string, botUserId: string): boolean {
+  return text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`);
+}
 
 export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS): InboundDecision {
   const parsed = slackMessageEventSchema.safeParse(raw);
@@ -99,7 +105,8 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
   const content: SlackContent = { text: e.text ?? "", attachments: e.attachments ?? [] };
   if (onlyMentionsNeo(content.text ?? "", me.botUserId) && files.length === 0 && !content.attachments?.length)
     return { kind: "ignore", reason: "empty message" };
-  // A mention answers in its thread (or starts one on the message); a DM uses its thread if any.
+  // A mention answers in its thread (or starts one on the message). A DM is one conversation: a
+  // reply in a thread there (under Neo's answer) continues it, and is answered in that thread.
   const threadTs = isDm ? e.thread_ts : (e.thread_ts ?? e.ts);
   return {
     kind: "message",
@@ -108,7 +115,7 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
       platform: "slack",
       workspace: me.teamId,
       channel: e.channel,
-      thread: threadTs ?? e.channel,
+      thread: isDm ? e.channel : (threadTs ?? e.channel),
     }),
     channel: e.channel,
     threadTs,
@@ -119,6 +126,7 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     files,
     shared: !isDm,
     channelType: e.channel_type,
-    mentioned: e.type === "app_mention",
+    // The channel-message copy of a mention (`message.channels` sends both) counts as one too.
+    mentioned: e.type === "app_mention" || mentionsNeo(e.text ?? "", me.botUserId),
   };
 }

@@ -26,6 +26,8 @@ export const SLACK_BOT_SCOPES = [
   "users:read",
   "channels:history",
   "groups:history",
+  "mpim:history",
+  "mpim:read",
   "channels:read",
   "groups:read",
   "commands",
