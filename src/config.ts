@@ -164,6 +164,11 @@ const toolsEnv = z.object({
     .default(20_000)
     .describe("Tool results above this many characters are cut, with a marker saying how much."),
   NEO_TOOL_TIMEOUT_MS: int(100).default(60_000).describe("Timeout of one tool call."),
+  NEO_TOOL_USER_IDLE_MS: int(1000)
+    .default(600_000)
+    .describe(
+      "A user's own process of a per-user tool server (manifest `scope: user`, e.g. the default filesystem tool) is stopped after this long without a call; the next call starts it again.",
+    ),
   NEO_ESCALATE_PATTERNS: csv
     .optional()
     .describe(
@@ -181,7 +186,7 @@ const storageEnv = z.object({
     .min(1)
     .default("./data")
     .describe(
-      "The embedded store's directory (one process per directory) and the default filesystem tool's root (`files/`).",
+      "The embedded store's directory (one process per directory); per-user tool folders are under `users/` (the default filesystem tool's root is `users/<user>/files`).",
     ),
   NEO_KEY_PREFIX: z.string().default("neo:").describe("Prefix of every store key."),
 });

@@ -95,6 +95,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     ...(cfg.NEO_ESCALATE_PATTERNS ? { escalatePatterns: cfg.NEO_ESCALATE_PATTERNS } : {}),
     resultMaxChars: cfg.NEO_TOOL_RESULT_MAX_CHARS,
     callTimeoutMs: cfg.NEO_TOOL_TIMEOUT_MS,
+    userIdleMs: cfg.NEO_TOOL_USER_IDLE_MS,
     coreExecute: (intent, ctx) => {
       if (!coreExecute) throw new Error("core_execute called before start-up finished");
       return coreExecute(intent, ctx);

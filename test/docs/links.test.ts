@@ -13,8 +13,11 @@ import { envSchema } from "../../src/config.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Variables the docs may name that are not Neo's settings (read before the config, or by a library). */
-const NOT_CONFIG = new Set(["NEO_ENV_FILE", "SHARDS", "SHARD_COUNT", "HOSTNAME"]);
+/**
+ * Variables the docs may name that are not Neo's settings (read before the config, or by a library;
+ * NEO_USER_DIR is the manifest's per-user folder placeholder).
+ */
+const NOT_CONFIG = new Set(["NEO_ENV_FILE", "SHARDS", "SHARD_COUNT", "HOSTNAME", "NEO_USER_DIR"]);
 
 function docFiles(): string[] {
   const docs = readdirSync(join(root, "docs"))

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadManifest, parseManifest } from "../../src/core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
+import { userFolderName } from "../../src/core/tools/tool-server.js";
 import { ToolTransportError } from "../../src/core/tools/types.js";
 import { fixture, ref, tempDir, testContext } from "./helpers.js";
 
@@ -220,7 +221,7 @@ describe("close", () => {
 });
 
 describe("agents/default.json", () => {
-  it("is valid and boots on a fresh data directory with its filesystem server serving", async () => {
+  it("is valid and boots on a fresh data directory with its filesystem server serving each user their own folder", async () => {
     const data = join(tempDir("default"), "data");
     const s = await createToolSurface({
       manifest: await loadManifest("agents/default.json"),
@@ -230,8 +231,8 @@ describe("agents/default.json", () => {
     });
     open.push(s);
     expect(s.warnings()).toEqual([]);
-    expect(s.servers()).toMatchObject([{ alias: "fs", status: "ready" }]);
+    expect(s.servers()).toMatchObject([{ alias: "fs", status: "ready", scope: "user", instances: 0 }]);
     const listed = await s.dispatch("fs__list_allowed_directories", {}, ctx);
-    expect(listed.content).toContain(join(data, "files"));
+    expect(listed.content).toContain(join(data, "users", userFolderName(ctx.speaker.userKey), "files"));
   });
 });

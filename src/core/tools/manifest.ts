@@ -8,6 +8,9 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { ManifestError, MissingEnvVarError } from "./errors.js";
 
+/** The placeholder a per-user server's spec names its user's folder with. */
+export const USER_DIR_VAR = "NEO_USER_DIR";
+
 /** Aliases prefix tool names (`alias__tool`), so they stay in the OpenAI charset and never contain `__`. */
 const aliasSchema = z
   .string()
@@ -35,6 +38,11 @@ const stdioServerSchema = z
     cwd: z.string().min(1).optional(),
     /** Directories created (recursively) before each start, e.g. a filesystem server's root. */
     createDirs: z.array(z.string().min(1)).default([]),
+    /**
+     * `user`: one process per user, spawned on that user's first call and stopped when idle, with
+     * `${NEO_USER_DIR}` resolved to the user's own folder. `shared` (default): one process for all.
+     */
+    scope: z.enum(["shared", "user"]).default("shared"),
     ...common,
   })
   .strict();
@@ -55,9 +63,25 @@ export const manifestSchema = z
     /** Case-insensitive substrings that make a tool Escalate; replaces the defaults. */
     escalatePatterns: z.array(z.string().min(1)).min(1).optional(),
     spawnTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+    /** Where per-user folders (`${NEO_USER_DIR}`) are made, one per user key; placeholders allowed. */
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest placeholder, resolved at start.
+    usersDir: z.string().min(1).default("${NEO_DATA_DIR:-./data}/users"),
     servers: z.record(aliasSchema, z.union([stdioServerSchema, httpServerSchema])).default({}),
   })
-  .strict();
+  .strict()
+  .superRefine((m, ctx) => {
+    // A shared server has no user: a folder placeholder there would be resolved from the
+    // environment, or fail, and quietly share one folder among everyone.
+    for (const [alias, spec] of Object.entries(m.servers)) {
+      if ("scope" in spec && spec.scope === "user") continue;
+      if (JSON.stringify(spec).includes(`\${${USER_DIR_VAR}`))
+        ctx.addIssue({
+          code: "custom",
+          path: ["servers", alias],
+          message: `uses \${${USER_DIR_VAR}} but is not "scope": "user" (only per-user servers have a user folder)`,
+        });
+    }
+  });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 /** A manifest as written (defaults not yet applied). */

@@ -32,6 +32,10 @@ export interface ServerInfo {
   restarts: number;
   /** Why it is failed or dead, when it is. */
   error?: string;
+  /** `user`: one process per user (status and tools are those of the start-up probe). */
+  scope?: "user";
+  /** Per-user servers: user processes running now. */
+  instances?: number;
 }
 
 export interface ServerConnectionOptions {

@@ -7,12 +7,12 @@ import type { z } from "zod";
 import type { ToolSchema } from "../llm/types.js";
 import { log } from "../log.js";
 import { classifyTool, effectivePatterns, type ToolClass } from "./classify.js";
-import type { Manifest } from "./manifest.js";
+import { isStdio, type Manifest, resolveValue } from "./manifest.js";
 import { bindNames, type ToolIdentity } from "./naming.js";
 import { observeToolCall, UNKNOWN_TOOL_LABEL } from "./observe.js";
 import { renderResult, resultFiles, truncateResult } from "./render.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
-import { createServerConnection, type ServerConnection, type ServerInfo } from "./server-connection.js";
+import { createServerConnection, type ServerInfo } from "./server-connection.js";
 import {
   conversationLookupArgs,
   conversationLookupSchema,
@@ -22,6 +22,7 @@ import {
   memoryRecallArgs,
   memoryRecallSchema,
 } from "./synthetic.js";
+import { DEFAULT_USER_IDLE_MS, perUserServer, sharedServer, type ToolServer } from "./tool-server.js";
 
 const intentArg = coreExecuteArgs.transform((a) => a.intent);
 const queryArg = memoryRecallArgs.transform((a) => a.query);
@@ -58,6 +59,8 @@ export interface ToolSurfaceOptions {
   spawnTimeoutMs?: number;
   /** Restarts of a dead server before it is marked failed (until `reload`). Default 3. */
   maxRestarts?: number;
+  /** A user's process of a `scope: user` server is stopped after this long without a call. */
+  userIdleMs?: number;
   /**
    * `core_execute(intent)` delegate. May be wired after construction through a closure (the
    * embedded executor needs the surface first). Unset: `core_execute` answers in-band that it is
@@ -114,7 +117,7 @@ export interface McpToolSurface extends ToolSurface {
 }
 
 interface Bound extends ToolInfo {
-  conn: ServerConnection;
+  conn: ToolServer;
   schema: ToolSchema;
 }
 
@@ -125,7 +128,7 @@ interface Bound extends ToolInfo {
 export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpToolSurface> {
   const env = opts.env ?? process.env;
   let manifest = opts.manifest;
-  let conns: ServerConnection[] = [];
+  let conns: ToolServer[] = [];
   let bound = new Map<string, Bound>();
   let natural: ToolSchema[] = [];
   let escalate: ToolSchema[] = [];
@@ -139,7 +142,7 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
   };
 
   function rebind(): void {
-    const ids: (ToolIdentity & { conn: ServerConnection; index: number })[] = [];
+    const ids: (ToolIdentity & { conn: ToolServer; index: number })[] = [];
     for (const conn of conns) {
       conn.tools().forEach((t, index) => {
         ids.push({ alias: conn.alias, tool: t.name, conn, index });
@@ -185,8 +188,8 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
 
   async function startAll(): Promise<void> {
     const defaultSpawn = manifest.spawnTimeoutMs ?? opts.spawnTimeoutMs ?? DEFAULT_SPAWN_TIMEOUT_MS;
-    conns = Object.entries(manifest.servers).map(([alias, spec]) =>
-      createServerConnection({
+    conns = Object.entries(manifest.servers).map(([alias, spec]): ToolServer => {
+      const connection = {
         alias,
         spec,
         env,
@@ -195,8 +198,14 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
         maxRestarts: opts.maxRestarts ?? DEFAULT_MAX_RESTARTS,
         onToolsChanged: rebind,
         onWarning: warn(alias),
-      }),
-    );
+      };
+      if (!isStdio(spec) || spec.scope !== "user") return sharedServer(createServerConnection(connection));
+      return perUserServer({
+        ...connection,
+        usersDir: resolveValue(manifest.usersDir, env, alias, "usersDir"),
+        idleMs: opts.userIdleMs ?? DEFAULT_USER_IDLE_MS,
+      });
+    });
     rebind();
     await Promise.all(conns.map((c) => c.start()));
     rebind();
@@ -213,7 +222,8 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     args: Record<string, unknown>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
-    const result = await b.conn.call(b.tool, args, b.name, ctx.signal);
+    // The requester's own process for a per-user server: one dispatch, routed by who asked.
+    const result = await b.conn.call(ctx.speaker.userKey, b.tool, args, b.name, ctx.signal);
     const files = resultFiles(result, b.tool);
     return cut({
       content: renderResult(result),

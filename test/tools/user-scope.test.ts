@@ -1,0 +1,135 @@
+/**
+ * Per-user tool servers (`"scope": "user"` in the manifest), against real stdio servers: the tools
+ * are listed at start without any user process running; each user's calls go to their own process,
+ * spawned on their first call with `${NEO_USER_DIR}` resolved to their own folder; an idle process
+ * is stopped (and really exits); a user whose process cannot start does not hold up anyone else.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseManifest } from "../../src/core/tools/manifest.js";
+import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
+import { userFolderName } from "../../src/core/tools/tool-server.js";
+import { ToolTransportError } from "../../src/core/tools/types.js";
+import { fixture, ref, tempDir, testContext } from "./helpers.js";
+
+const ANN = "slack:T1:UANN";
+const BOB = "slack:T1:UBOB";
+const CY = "discord:G1:300000000000000001";
+const DEE = "slack:T1:UDEE";
+
+const open: McpToolSurface[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+const ctxFor = (userKey: string) => ({ ...testContext(), speaker: { userKey, displayName: userKey } });
+const pidOf = (content: string) => Number(/pid (\d+)/.exec(content)![1]);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The crasher fixture, one process per user; it refuses to start when its user's folder says so. */
+async function perUserCrasher(data: string, userIdleMs: number) {
+  const crasher = fixture("crasher", { CRASHER_REFUSE_FILE: `${ref("NEO_USER_DIR")}/refuse` });
+  const s = await createToolSurface({
+    manifest: parseManifest({
+      usersDir: `${ref("NEO_DATA_DIR")}/users`,
+      servers: { c: { ...crasher, scope: "user", createDirs: [ref("NEO_USER_DIR")] } },
+    }),
+    env: { ...process.env, NEO_DATA_DIR: data },
+    resultMaxChars: 10_000,
+    callTimeoutMs: 20_000,
+    userIdleMs,
+  });
+  open.push(s);
+  return s;
+}
+
+const echo = async (s: McpToolSurface, user: string) =>
+  pidOf((await s.dispatch("c__echo", { text: "hi" }, ctxFor(user))).content);
+
+describe("per-user tool servers", () => {
+  it("lists the tools with no user process running, then runs each user's calls in their own process", async () => {
+    const data = tempDir("user-scope");
+    const s = await perUserCrasher(data, 60_000);
+    expect(s.servers()).toMatchObject([{ alias: "c", status: "ready", scope: "user", instances: 0 }]);
+    expect(s.schemas().map((t) => t.function.name)).toContain("c__echo");
+
+    const ann = await echo(s, ANN);
+    const bob = await echo(s, BOB);
+    expect(bob).not.toBe(ann);
+    expect(await echo(s, ANN)).toBe(ann);
+    // Two first calls at once share one start.
+    const [c1, c2] = await Promise.all([echo(s, CY), echo(s, CY)]);
+    expect(c1).toBe(c2);
+    // A Discord person has one process across guilds and DMs (one folder, as one cortex).
+    expect(await echo(s, "discord:@me:300000000000000001")).toBe(c1);
+    expect(s.servers()[0]).toMatchObject({ instances: 3 });
+    // Each user's folder was made under the data directory.
+    for (const u of [ANN, BOB, CY]) expect(existsSync(join(data, "users", userFolderName(u)))).toBe(true);
+
+    await s.close();
+    for (const pid of [ann, bob, c1]) await until(() => !alive(pid), `process ${pid} to exit on close`);
+  });
+
+  it("stops a user's process when idle, and starts it again on their next call", async () => {
+    const s = await perUserCrasher(tempDir("user-idle"), 300);
+    const first = await echo(s, ANN);
+    await until(() => s.servers()[0]!.instances === 0, "the idle process to be stopped");
+    await until(() => !alive(first), "the idle process to exit");
+    const again = await echo(s, ANN);
+    expect(again).not.toBe(first);
+    expect(alive(again)).toBe(true);
+  });
+
+  it("a user whose process cannot start gets a transport error; others are served; a later call retries", async () => {
+    const data = tempDir("user-fail");
+    const s = await perUserCrasher(data, 60_000);
+    const deeDir = join(data, "users", userFolderName(DEE));
+    mkdirSync(deeDir, { recursive: true });
+    writeFileSync(join(deeDir, "refuse"), "");
+    await expect(s.dispatch("c__echo", { text: "hi" }, ctxFor(DEE))).rejects.toBeInstanceOf(
+      ToolTransportError,
+    );
+    expect(await echo(s, ANN)).toBeGreaterThan(0);
+    rmSync(join(deeDir, "refuse"));
+    expect(await echo(s, DEE)).toBeGreaterThan(0);
+  });
+
+  it("refuses a user-folder placeholder in a shared server, naming the server", () => {
+    expect(() =>
+      parseManifest({
+        servers: { fs: { command: "node", args: [`${ref("NEO_USER_DIR")}/files`] } },
+      }),
+    ).toThrow(/server "fs".*NEO_USER_DIR.*"scope": "user"/);
+    // Per user means a process per user: an HTTP server has no process of ours to split.
+    expect(() =>
+      parseManifest({ servers: { web: { url: "https://mcp.example.com/mcp", scope: "user" } } }),
+    ).toThrow(/server "web"/);
+  });
+
+  it("names user folders safely and distinctly", () => {
+    const names = ["slack:T1:U_A", "slack:T1_U:A", "slack:T1:../../etc", "console:local:me"].map(
+      userFolderName,
+    );
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(names.every((n) => !n.startsWith("."))).toBe(true);
+    expect(new Set(names).size).toBe(names.length);
+    expect(userFolderName("discord:G1:42")).toBe(userFolderName("discord:@me:42"));
+  });
+});
+
+/** Poll a condition a process event settles (exit), bounded. */
+async function until(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
