@@ -12,7 +12,7 @@ import { parseManifest } from "../../src/core/tools/manifest.js";
 import { createToolSurface } from "../../src/core/tools/surface.js";
 import { CHART_PNG_BASE64, REPORT_CSV } from "../fixtures/mcp/chart.js";
 import { fixture } from "../tools/helpers.js";
-import { envelope, type Harness, mention, startHarness, userTs } from "./support/harness.js";
+import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
 
 const chartSurface = async () =>
   createToolSurface({
@@ -128,6 +128,40 @@ describe("Slack: long answers are sent as files", () => {
       ["", ["answer.md"]],
       [short, []],
     ]);
+  });
+
+  it("streamed: the stream stops growing at the limit and is replaced by the short message beside answer.md", async () => {
+    h = await startHarness({ draftPace: { firstWriteMs: 0, intervalMs: 0 } });
+    const { fake } = h;
+    h.ep.script({
+      reply: {
+        text: LONG,
+        stream: {
+          deltas: 20,
+          // The answer is on screen, streaming, before the model finishes.
+          beforeDelta: async (i) => {
+            if (i === 10)
+              await fake.waitFor(() => fake.callsTo("chat.startStream").length === 1, "the stream");
+          },
+        },
+      },
+    });
+    const ts = userTs();
+    await h.slack.event(envelope(mention("C1", "UANN", "write the plan", { ts })));
+    const short = `${para(1).slice(0, para(1).slice(0, 400).lastIndexOf(" "))}…\n\n_(The full answer is attached as answer.md.)_`;
+    await until("the short message and the file", () => {
+      const mine = h!.fake.messages("C1", ts).filter((m) => m.user !== "UANN");
+      return mine.length === 2 && mine.some((m) => m.text === short) && !mine.some((m) => m.streaming);
+    });
+    expect(h.fake.uploads.map((u) => u.filename)).toEqual(["answer.md"]);
+    expect(h.fake.uploads[0]!.bytes.toString("utf8")).toBe(LONG);
+    // Nothing past the limit was ever streamed: the end of the answer only in the file.
+    const streamed = [...fake.callsTo("chat.startStream"), ...fake.callsTo("chat.appendStream")]
+      .map((c) => JSON.stringify(c.args))
+      .join("");
+    expect(streamed).toContain("Paragraph 1:");
+    expect(streamed).not.toContain("Paragraph 12:");
+    expect(fake.violations()).toEqual([]);
   });
 
   it("a large code block goes as code.py; the message names it in its place", async () => {
