@@ -5,6 +5,7 @@
  * redelivery of an answered message after a restart is neither lost nor repeated.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { threadMarkKey } from "../../src/adapters/discord/message-handler.js";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { wrote } from "../fakes/discord/fake-discord.js";
 import { message } from "../fakes/discord/payloads.js";
@@ -76,6 +77,32 @@ describe("Discord: inbound", () => {
     // Neo is now part of the thread: no mention needed.
     await fake.say(fake.bob, thread, "thanks, ship it");
     await fake.waitForCall(wrote("Done.", thread.id), "follow-up");
+  });
+
+  it("each human message of a thread enters the transcript once: joined once, follow-ups as they come, and a re-join reads only what is new", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    const thread = await fake.openThread(fake.bob, "migration");
+    await fake.say(fake.bob, thread, "d01 the migration timed out");
+    await fake.say(fake.alice, thread, "d02 on the big shard only");
+    ep.script(
+      { reply: { text: "Joined." } },
+      { reply: { text: "Follow-up." } },
+      { reply: { text: "Again." } },
+    );
+    await fake.say(fake.carol, thread, "d03 why?", { mentionBot: true });
+    await fake.waitForCall(wrote("Joined.", thread.id), "answer on joining");
+    await fake.say(fake.bob, thread, "d04 it rewrites the index");
+    await fake.waitForCall(wrote("Follow-up.", thread.id), "follow-up answer");
+    // The thread's mark is gone (expired) while its transcript stays: a new mention joins again,
+    // and must bring in only what the transcript does not hold.
+    await rig.store.delete(threadMarkKey(thread.id));
+    await fake.say(fake.alice, thread, "d05 so what now?", { mentionBot: true });
+    await fake.waitForCall(wrote("Again.", thread.id), "answer after re-joining");
+    const last = JSON.stringify(ep.requests.at(-1)!.messages);
+    for (const marker of ["d01", "d02", "d03", "d04", "d05"]) {
+      expect(last.split(marker).length - 1, `${marker} in the last request`).toBe(1);
+    }
   });
 
   it("a gateway resume that replays an answered message does not repeat it", async () => {

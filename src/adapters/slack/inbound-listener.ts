@@ -148,8 +148,10 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
       return;
     }
-    // How far the transcript reaches into this thread; anything there means Neo answers in it.
-    const seen = await deps.conversations.seenThrough(d.conversation);
+    // How far the transcript reaches into this thread; anything there means Neo answers in it. A
+    // top-level channel message opens its own thread: nothing to look up (every channel message
+    // arrives here, so that store read is saved for most of them).
+    const seen = d.shared && !d.inThread ? undefined : await deps.conversations.seenThrough(d.conversation);
     if (d.shared) {
       const settings = await deps.channels.get(
         channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }),
