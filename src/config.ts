@@ -232,6 +232,40 @@ const slackEnv = z.object({
     .min(1)
     .optional()
     .describe("OAuth install: any long random string; signs the install's `state` parameter."),
+  NEO_SLACK_ASSISTANT_GREETING: z
+    .string()
+    .min(1)
+    .max(3000)
+    .default("Hi, I'm Neo. Ask me anything: I can use tools, and I remember what you tell me.")
+    .describe("Slack assistant panel: what Neo says when a thread starts."),
+  NEO_SLACK_ASSISTANT_PROMPTS: z
+    .string()
+    .default(
+      JSON.stringify([
+        {
+          title: "Summarise this channel",
+          message: "Summarise what happened in the channel I'm looking at.",
+        },
+        { title: "What can you do?", message: "What can you do, and which tools do you have?" },
+        { title: "What do you remember?", message: "What do you remember about me?" },
+      ]),
+    )
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "not valid JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(z.object({ title: z.string().min(1).max(75), message: z.string().min(1).max(2000) }).strict())
+        .max(4, "Slack shows at most four suggested prompts"),
+    )
+    .describe(
+      'Slack assistant panel: the suggested prompts offered under the greeting, a JSON array of at most four `{"title": …, "message": …}` (`[]` = none).',
+    ),
 });
 
 /** The HTTP port, access, approvals and the executor. */

@@ -92,6 +92,10 @@ export async function startServer(s: Services): Promise<NeoServer> {
             ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
             NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
             NEO_ANSWER_BOTS: cfg.NEO_ANSWER_BOTS,
+            assistant: {
+              greeting: cfg.NEO_SLACK_ASSISTANT_GREETING,
+              prompts: cfg.NEO_SLACK_ASSISTANT_PROMPTS,
+            },
           },
           conversations,
           broker: s.broker,

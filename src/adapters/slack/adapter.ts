@@ -20,6 +20,7 @@ import type { Store } from "../../store/types.js";
 import { createPayloadErrors } from "../payload-errors.js";
 import { registerApprovalActions } from "./approval-listener.js";
 import { APPROVE_ACTION, createSlackApprovalChannel, REJECT_ACTION } from "./approvals.js";
+import { type AssistantSettings, registerAssistant } from "./assistant.js";
 import { boltLogger } from "./bolt-logger.js";
 import { CONFIRM_ACTION, registerCommands } from "./command-listener.js";
 import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft.js";
@@ -29,7 +30,7 @@ import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES
 import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
 import { createSlackReporter } from "./reporter.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "./socket-receiver.js";
-import { createThreadStatus } from "./status.js";
+import { createAssistantStatus, createThreadStatus, eitherStatus } from "./status.js";
 import { registerUninstall } from "./uninstall-listener.js";
 import { registerUnknownActions } from "./unknown-action-listener.js";
 import { createSlackWorkspaces, type WorkspaceBot } from "./workspaces.js";
@@ -51,6 +52,8 @@ export interface SlackAdapterConfig {
   NEO_HTTP_PORT: number;
   /** Bot ids (`B…`) or bot user ids whose messages are answered like a person's. */
   NEO_ANSWER_BOTS?: string[];
+  /** The assistant panel's greeting and suggested prompts (`NEO_SLACK_ASSISTANT_*`). */
+  assistant: AssistantSettings;
 }
 
 export interface SlackAdapterOptions {
@@ -220,6 +223,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   const pace: DraftPace = { ...DEFAULT_DRAFT_PACE, ...o.draftPace };
   const ios = new Map<string, ConversationIO>();
+  /** Assistant-panel threads this process saw (`team:channel:thread_ts`): their Status is the thread's. */
+  const assistantThreads = new Set<string>();
   /** The IO answering in `threadTs` (undefined: the channel itself, an unthreaded DM). */
   const ioIn = (conversation: ConversationKey, threadTs: string | undefined): ConversationIO => {
     const cacheKey = `${conversation}#${threadTs ?? ""}`;
@@ -232,7 +237,13 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         out,
         channel,
         threadTs: threadTs ?? "",
-        status: createThreadStatus(out, channel, threadTs ?? ""),
+        status: threadTs
+          ? eitherStatus(
+              () => assistantThreads.has(`${workspace}:${channel}:${threadTs}`),
+              createAssistantStatus(out, channel, threadTs),
+              createThreadStatus(out, channel, threadTs),
+            )
+          : createThreadStatus(out, channel, ""),
         pace,
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
@@ -251,7 +262,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     return ioIn(conversation, thread === channel ? undefined : thread);
   };
 
-  registerInbound(app, {
+  const take = registerInbound(app, {
     store: o.store,
     access: o.access,
     conversations: o.conversations,
@@ -259,6 +270,15 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     policy: { answerBots: new Set(config.NEO_ANSWER_BOTS ?? []) },
     channels: o.commands.channels,
     threadIo: ioIn,
+  });
+  // After the inbound middleware (event dedupe): assistant-thread messages then take the inbound path.
+  registerAssistant(app, {
+    store: o.store,
+    workspaces,
+    settings: config.assistant,
+    take,
+    reporter: (conversation, threadTs) => ioIn(conversation, threadTs).reporter,
+    threads: assistantThreads,
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
   registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces);

@@ -105,7 +105,18 @@ async function contextFor(
   return kept.length ? kept : undefined;
 }
 
-export function registerInbound(app: App, deps: InboundDeps): void {
+/** More a caller knows about a message than its event says (the assistant panel, `assistant.ts`). */
+export interface InboundExtra {
+  /** The channel the user has open beside the assistant thread ("#general"). */
+  viewing?: string;
+  /** The message will be submitted (it passed every check): runs just before. */
+  beforeSubmit?: (conversation: string) => Promise<void>;
+}
+
+/** Takes one event envelope: decides, enriches and submits it (throws when it was not taken). */
+export type TakeInbound = (body: unknown, extra?: InboundExtra) => Promise<void>;
+
+export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
   // Retried deliveries of an event in flight are dropped here; later ones by the journal (message id).
   app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
     const { eventId, teamId, event } = envelopeOf(body);
@@ -134,7 +145,7 @@ export function registerInbound(app: App, deps: InboundDeps): void {
     }
   });
 
-  const handle = async ({ body }: AllMiddlewareArgs & { body: unknown }): Promise<void> => {
+  const take: TakeInbound = async (body, extra = {}) => {
     const { eventId, teamId, event } = envelopeOf(body);
     const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
     if (!me) {
@@ -198,10 +209,12 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       place: { kind, workspace: me.teamId },
       ...(context_ ? { context: context_ } : {}),
       position: d.ts,
+      ...(extra.viewing ? { viewing: extra.viewing } : {}),
       receivedAt: Date.now(),
     };
     // A DM thread reply continues the DM's conversation but is answered in its thread.
     const answerIn = !d.shared && d.threadTs ? deps.threadIo(d.conversation, d.threadTs) : undefined;
+    await extra.beforeSubmit?.(d.conversation);
     const res = await deps.conversations.submit(msg, answerIn);
     // Accepted and duplicate are counted and logged by the conversations layer.
     if (!res.accepted && res.reason === "shutting_down") {
@@ -209,6 +222,8 @@ export function registerInbound(app: App, deps: InboundDeps): void {
       throw new SlackInboundError(`not accepted while shutting down: ${d.id}`);
     }
   };
+  const handle = ({ body }: AllMiddlewareArgs & { body: unknown }) => take(body);
   app.event("app_mention", handle);
   app.event("message", handle);
+  return take;
 }

@@ -33,6 +33,7 @@ export const SLACK_BOT_SCOPES = [
   "commands",
   "files:read",
   "files:write",
+  "assistant:write",
 ] as const;
 
 const keyOf = (id: string) => `slack:installation:${id}`;

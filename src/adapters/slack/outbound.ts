@@ -36,6 +36,8 @@ export interface SlackRateRules {
   stream: RateRule;
   /** `chat.appendStream`: Tier 4, ~100/min. */
   appendStream: RateRule;
+  /** `assistant.threads.setStatus` / `setSuggestedPrompts` / `setTitle`: Tier 3, ~50/min each. */
+  assistant: RateRule;
 }
 
 export const SLACK_RATE_RULES: SlackRateRules = {
@@ -53,6 +55,7 @@ export const SLACK_RATE_RULES: SlackRateRules = {
   upload: { limit: 20, windowMs: 60_000 },
   stream: { limit: 20, windowMs: 60_000 },
   appendStream: { limit: 100, windowMs: 60_000 },
+  assistant: { limit: 50, windowMs: 60_000 },
 };
 
 /** Slack message metadata (`chat.postMessage`), read back with `include_all_metadata`. */
@@ -78,6 +81,12 @@ export interface StartStreamArgs {
   /** Who the stream is for; Slack requires them outside DMs. */
   recipient_user_id: string;
   recipient_team_id: string;
+}
+
+/** A suggested prompt of an assistant thread: its button title and the message it sends. */
+export interface AssistantPrompt {
+  title: string;
+  message: string;
 }
 
 export interface UserInfo {
@@ -126,6 +135,15 @@ export interface SlackOutbound {
   appendStream(channel: string, ts: string, markdown: string): Promise<void>;
   /** End a streaming message (it stays as it is). */
   stopStream(channel: string, ts: string): Promise<void>;
+  /** The assistant thread's status ("is working…"); "" clears it. */
+  assistantStatus(channel: string, threadTs: string, status: string): Promise<void>;
+  assistantPrompts(
+    channel: string,
+    threadTs: string,
+    prompts: AssistantPrompt[],
+    title?: string,
+  ): Promise<void>;
+  assistantTitle(channel: string, threadTs: string, title: string): Promise<void>;
   ephemeral(args: {
     channel: string;
     user: string;
@@ -232,6 +250,46 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
         key: `${team}:chat.stopStream`,
         rule: rules.stream,
         call: async () => client.chat.stopStream({ channel, ts, token: await o.token() }),
+      });
+    },
+    assistantStatus: async (channel, threadTs, status) => {
+      await gate.run({
+        key: `${team}:assistant.threads.setStatus`,
+        rule: rules.assistant,
+        call: async () =>
+          client.assistant.threads.setStatus({
+            channel_id: channel,
+            thread_ts: threadTs,
+            status,
+            token: await o.token(),
+          }),
+      });
+    },
+    assistantPrompts: async (channel, threadTs, prompts, title) => {
+      await gate.run({
+        key: `${team}:assistant.threads.setSuggestedPrompts`,
+        rule: rules.assistant,
+        call: async () =>
+          client.assistant.threads.setSuggestedPrompts({
+            channel_id: channel,
+            thread_ts: threadTs,
+            prompts: prompts as [AssistantPrompt, ...AssistantPrompt[]],
+            ...(title ? { title } : {}),
+            token: await o.token(),
+          }),
+      });
+    },
+    assistantTitle: async (channel, threadTs, title) => {
+      await gate.run({
+        key: `${team}:assistant.threads.setTitle`,
+        rule: rules.assistant,
+        call: async () =>
+          client.assistant.threads.setTitle({
+            channel_id: channel,
+            thread_ts: threadTs,
+            title,
+            token: await o.token(),
+          }),
       });
     },
     ephemeral: async (args) => {

@@ -4,6 +4,9 @@
  * - thread: one message in the thread, edited in place (edits merged: at most one queued per message,
  *   carrying the latest text), removed after the answer is posted; never posted at all when the
  *   answer lands first;
+ * - assistant (a thread of Slack's assistant panel): the thread's own status
+ *   (`assistant.threads.setStatus`, shown as "Neo is …" under the thread), at most one call in
+ *   flight and the latest text next; cleared after the answer is posted;
  * - ephemeral (`/neo ask`): the command's ephemeral reply replaced through `response_url`, which
  *   Slack allows five times, so at most `MAX_EPHEMERAL_EDITS` edits plus the final removal.
  */
@@ -97,6 +100,64 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
       return async () => {
         const ts = await e.ts;
         if (ts !== undefined) await out.delete(channel, ts);
+      };
+    },
+  };
+}
+
+/** Assistant statuses are one short line. */
+const ASSISTANT_STATUS_MAX = 100;
+
+export function createAssistantStatus(out: SlackOutbound, channel: string, threadTs: string): StatusSink {
+  let latest: string | null = null;
+  let sending: Promise<void> | null = null;
+  let shown = false;
+
+  const pump = (): void => {
+    if (sending || latest === null) return;
+    const status = latest;
+    latest = null;
+    sending = out
+      .assistantStatus(channel, threadTs, status)
+      .catch((err: unknown) => log.warn({ err, channel }, "slack assistant status failed"))
+      .finally(() => {
+        sending = null;
+        pump();
+      });
+  };
+
+  return {
+    show: (text) => {
+      const one = text.replace(/\s+/g, " ").trim();
+      latest = one.length > ASSISTANT_STATUS_MAX ? `${one.slice(0, ASSISTANT_STATUS_MAX - 1)}…` : one;
+      shown = true;
+      pump();
+    },
+    stop: () => {
+      latest = null;
+      if (!shown) return async () => {};
+      shown = false;
+      return async () => {
+        while (sending) await sending;
+        await out.assistantStatus(channel, threadTs, "");
+      };
+    },
+  };
+}
+
+/** Status that goes to `assistant` while `useAssistant()` holds, else to `thread`. */
+export function eitherStatus(
+  useAssistant: () => boolean,
+  assistant: StatusSink,
+  thread: StatusSink,
+): StatusSink {
+  return {
+    show: (text) => (useAssistant() ? assistant : thread).show(text),
+    stop: () => {
+      const a = assistant.stop();
+      const t = thread.stop();
+      return async () => {
+        await Promise.all([a(), t()]);
       };
     },
   };

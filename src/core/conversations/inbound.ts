@@ -39,6 +39,7 @@ const inboundSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?$/, "expected a decimal position")
     .optional(),
+  viewing: z.string().max(200).optional(),
   receivedAt: z.number(),
 });
 
@@ -56,13 +57,20 @@ export function parseInbound(message: unknown): InboundMessage {
   return parsed.data as InboundMessage;
 }
 
-/** The loop's input for a message, with any earlier thread messages kept apart from its own text. */
+/**
+ * The loop's input for a message, with any earlier thread messages kept apart from its own text; what
+ * the user has open beside the conversation (Slack's assistant panel) comes with them, as a note.
+ */
 export function toTurnInput(m: InboundMessage): TurnInput {
+  const context = [
+    ...(m.context ?? []),
+    ...(m.viewing ? [`(The user has ${m.viewing} open beside this conversation.)`] : []),
+  ];
   return {
     text: m.text,
     speaker: m.speaker,
     ...(m.files?.length ? { files: m.files } : {}),
-    ...(m.context?.length ? { context: m.context } : {}),
+    ...(context.length ? { context } : {}),
   };
 }
 

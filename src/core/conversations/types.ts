@@ -33,6 +33,8 @@ export interface InboundMessage {
    * `position.ts`). Journaled, so the transcript itself says how far into the thread it reaches.
    */
   position?: string;
+  /** What the user has open beside the conversation (Slack's assistant panel: "#general"). */
+  viewing?: string;
   receivedAt: number;
 }
 

@@ -104,6 +104,13 @@ export interface FakeUpload {
   comment: string;
 }
 
+export interface FakeAssistantThread {
+  status?: string;
+  prompts?: Array<{ title: string; message: string }>;
+  promptsTitle?: string;
+  title?: string;
+}
+
 export interface ResponseUrlPost {
   id: string;
   body: Record<string, unknown>;
@@ -134,6 +141,11 @@ export interface FakeSlack {
   addFile(f: FakeFile): Record<string, unknown>;
   /** Files Neo uploaded and shared (files.getUploadURLExternal → upload URL → files.completeUploadExternal). */
   uploads: FakeUpload[];
+  /**
+   * What Neo set on an assistant thread (`assistant.threads.setStatus` / `setSuggestedPrompts` /
+   * `setTitle`), keyed `channel/thread_ts`: the current status ("" = cleared), prompts and title.
+   */
+  assistantThread(channel: string, threadTs: string): FakeAssistantThread | undefined;
   /** Make `chat.startStream` answer `error` (a workspace that cannot stream); null streams again. */
   refuseStreams(error: string | null): void;
   /** Make every upload fail (`files.getUploadURLExternal` answers an error). */
@@ -198,6 +210,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const uploads: FakeUpload[] = [];
   let failUploads = false;
   let refuseStreams: string | null = null;
+  const assistantThreads = new Map<string, FakeAssistantThread>();
+  const assistantThread = (args: Record<string, unknown>): FakeAssistantThread | string => {
+    const channel = typeof args.channel_id === "string" ? args.channel_id : "";
+    const ts = typeof args.thread_ts === "string" ? args.thread_ts : "";
+    if (!channel || !ts) return "channel_id and thread_ts are required";
+    const key = `${channel}/${ts}`;
+    let t = assistantThreads.get(key);
+    if (!t) {
+      t = {};
+      assistantThreads.set(key, t);
+    }
+    return t;
+  };
   const hosted = new Map<string, FakeFile>();
   const fileRequests: FakeSlack["fileRequests"] = [];
   const store = new Map<string, FakeMessage[]>();
@@ -419,6 +444,48 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         }
         return { ok: true, files: done.map((d) => ({ id: d.id, title: d.filename })) };
       }
+      // The assistant panel (https://docs.slack.dev/reference/methods/assistant.threads.setStatus,
+      // setSuggestedPrompts, setTitle): each names its thread by channel_id + thread_ts. setStatus
+      // needs `status` ("" clears it); prompts are 1-4 objects with title and message; a title is text.
+      case "assistant.threads.setStatus": {
+        const t = assistantThread(args);
+        if (typeof t === "string") return { ok: false, error: "invalid_arguments", detail: t };
+        if (typeof args.status !== "string")
+          return { ok: false, error: "invalid_arguments", detail: "status is required" };
+        t.status = args.status;
+        return { ok: true };
+      }
+      case "assistant.threads.setSuggestedPrompts": {
+        const t = assistantThread(args);
+        if (typeof t === "string") return { ok: false, error: "invalid_arguments", detail: t };
+        const prompts = (
+          typeof args.prompts === "string" ? JSON.parse(args.prompts) : args.prompts
+        ) as unknown;
+        const valid =
+          Array.isArray(prompts) &&
+          prompts.length >= 1 &&
+          prompts.length <= 4 &&
+          prompts.every(
+            (p: { title?: unknown; message?: unknown }) =>
+              typeof p.title === "string" &&
+              p.title !== "" &&
+              typeof p.message === "string" &&
+              p.message !== "",
+          );
+        if (!valid)
+          return { ok: false, error: "invalid_arguments", detail: "1-4 prompts with title and message" };
+        t.prompts = prompts as FakeAssistantThread["prompts"];
+        if (typeof args.title === "string") t.promptsTitle = args.title;
+        return { ok: true };
+      }
+      case "assistant.threads.setTitle": {
+        const t = assistantThread(args);
+        if (typeof t === "string") return { ok: false, error: "invalid_arguments", detail: t };
+        if (typeof args.title !== "string" || args.title === "")
+          return { ok: false, error: "invalid_arguments", detail: "title is required" };
+        t.title = args.title;
+        return { ok: true };
+      }
       case "chat.postEphemeral":
         return { ok: true, message_ts: nextTs() };
       case "apps.connections.open":
@@ -618,6 +685,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     responses,
     fileRequests,
     uploads,
+    assistantThread: (channel, threadTs) => assistantThreads.get(`${channel}/${threadTs}`),
     refuseStreams: (error) => {
       refuseStreams = error;
     },

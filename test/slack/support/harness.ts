@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CustomRoute } from "@slack/bolt";
 import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
+import type { AssistantSettings } from "../../../src/adapters/slack/assistant.js";
 import type { DraftPace } from "../../../src/adapters/slack/draft.js";
 import type { SlackRateRules } from "../../../src/adapters/slack/outbound.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
@@ -100,9 +101,19 @@ export interface HarnessOptions {
    * tests about other things are said whole, as before streaming; streaming tests set their pace.
    */
   draftPace?: Partial<DraftPace>;
+  /** The assistant panel's greeting and prompts (default TEST_ASSISTANT). */
+  assistant?: AssistantSettings;
   /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
   redis?: { url: string; prefix: string };
 }
+
+export const TEST_ASSISTANT: AssistantSettings = {
+  greeting: "Hello from Neo.",
+  prompts: [
+    { title: "Summarise", message: "Summarise the channel I'm looking at." },
+    { title: "Help", message: "What can you do?" },
+  ],
+};
 
 /** The app's OAuth credentials in OAuth-mode harnesses. */
 export const OAUTH = {
@@ -149,6 +160,7 @@ export const FAST_RATES: SlackRateRules = {
   upload: { limit: 5, windowMs: 400 },
   stream: { limit: 5, windowMs: 400 },
   appendStream: { limit: 10, windowMs: 400 },
+  assistant: { limit: 10, windowMs: 400 },
 };
 
 function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
@@ -166,6 +178,9 @@ function tiersOf(r: SlackRateRules): Record<string, FakeTier> {
     "chat.startStream": ws(r.stream),
     "chat.stopStream": ws(r.stream),
     "chat.appendStream": ws(r.appendStream),
+    "assistant.threads.setStatus": ws(r.assistant),
+    "assistant.threads.setSuggestedPrompts": ws(r.assistant),
+    "assistant.threads.setTitle": ws(r.assistant),
   };
 }
 
@@ -307,6 +322,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       SLACK_API_URL: fake.apiUrl,
       NEO_HTTP_PORT: 0,
       ...(o.answerBots ? { NEO_ANSWER_BOTS: o.answerBots } : {}),
+      assistant: o.assistant ?? TEST_ASSISTANT,
     },
     host: "127.0.0.1",
     conversations,
