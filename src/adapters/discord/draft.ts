@@ -42,13 +42,19 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
   let latest = "";
   let done = false;
   let started = false;
+  /** Taken back: no paced turn may write again. */
+  let discarded = false;
 
-  /** Bring the posted messages up to `latest`; the last one is stoppable while the draft runs. */
-  const sync = async (): Promise<number> => {
+  /**
+   * Bring the posted messages up to `latest` with at most `limit` platform calls; the last message
+   * is stoppable while the draft runs. Resolves with the calls made.
+   */
+  const sync = async (limit = Number.POSITIVE_INFINITY): Promise<number> => {
     const chunks = splitMessage(latest);
     const stopAt = done || !o.stopRow ? -1 : chunks.length - 1;
     let calls = 0;
     for (const [i, content] of chunks.entries()) {
+      if (calls >= limit) return calls;
       const stoppable = i === stopAt;
       const components = stoppable && o.stopRow ? [o.stopRow] : [];
       const had = shown[i];
@@ -63,14 +69,34 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
       }
     }
     // The text got shorter (a retried answer said less): what it no longer needs goes.
-    for (const extra of shown.splice(chunks.length)) {
-      await o.target.remove(extra.id);
+    while (shown.length > chunks.length && calls < limit) {
+      await o.target.remove(shown.pop()!.id);
       calls++;
     }
     return calls;
   };
 
-  const push = (): void => o.pacer.push(o.channelId, sync);
+  const inSync = (): boolean => {
+    const chunks = splitMessage(latest);
+    const stopAt = done || !o.stopRow ? -1 : chunks.length - 1;
+    return (
+      chunks.length === shown.length &&
+      chunks.every((c, i) => shown[i]!.content === c && shown[i]!.stoppable === (i === stopAt))
+    );
+  };
+
+  /**
+   * One platform call per paced turn, the rest in the next: a turn that wrote two messages at once
+   * (an edit and the next part) put five writes in a 5 s window; one at a time keeps it at four.
+   */
+  const step = async (): Promise<number> => {
+    if (discarded) return 0;
+    const calls = await sync(1);
+    if (calls > 0 && !inSync()) push();
+    return calls;
+  };
+
+  const push = (): void => o.pacer.push(o.channelId, step);
 
   return {
     update(text) {
@@ -89,18 +115,14 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
       try {
         await o.pacer.settle(o.channelId);
         // A paced job that failed only logged; the finished answer must land or the turn hears of it.
-        const chunks = splitMessage(text);
-        if (
-          chunks.length !== shown.length ||
-          chunks.some((c, i) => shown[i]!.content !== c || shown[i]!.stoppable)
-        )
-          await sync();
+        if (!inSync()) await sync();
       } finally {
         await o.onEnd(true);
       }
     },
     async discard() {
       done = true;
+      discarded = true;
       await o.pacer.cancel(o.channelId);
       for (const s of shown.splice(0)) await o.target.remove(s.id);
       await o.onEnd(false);
