@@ -13,6 +13,15 @@ export async function runConsoleMode(s: Services): Promise<void> {
   const toolLine = servers.length
     ? ` Tools: ${servers.map((srv) => `${srv.alias} (${srv.status}, ${srv.toolCount})`).join(", ")}.`
     : "";
+  // Approvals the last console run left open are closed as interrupted, said on the terminal.
+  await s.broker.recoverInterrupted(() =>
+    createConsoleApprovalChannel({
+      decide: (id, clicker, decision) => s.broker.decide(id, clicker, decision),
+      userKey: me.userKey,
+      ask: async () => null,
+      write: (text) => process.stderr.write(text),
+    }),
+  );
   await runConsole({
     deps: s.agentDeps,
     approvals: (ask) =>

@@ -126,7 +126,14 @@ export async function startServer(s: Services): Promise<NeoServer> {
   checks.push(...healthChecks(cfg, s.store, s.tools, adapters));
 
   // Recover unfinished work first (adapters' REST clients already work), then take new messages.
-  await startWhenStoreAnswers(() => conversations.start());
+  // Approvals this instance left open when it died are closed as interrupted (never left looking
+  // approved or clickable with no one to run them), then conversations resume.
+  await startWhenStoreAnswers(async () => {
+    await s.broker.recoverInterrupted((key) =>
+      byPlatform.has(parseConversationKey(key).platform) ? io(key).approvals : undefined,
+    );
+    await conversations.start();
+  });
   const started: PlatformAdapter[] = [];
   let ops: Server | undefined;
   let metricsServer: Server | undefined;

@@ -4,7 +4,7 @@
  * `core_execute`. Console and server mode both start from here, so there is one wiring.
  */
 
-import type { Config } from "../config.js";
+import { type Config, instanceIdOf } from "../config.js";
 import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
 import type { AgentDeps } from "../core/agent/deps.js";
@@ -83,6 +83,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
     pollMs: cfg.NEO_APPROVAL_POLL_MS,
     maxPendingPerUser: cfg.NEO_MAX_PENDING_APPROVALS,
+    instanceId: instanceIdOf(cfg),
     isAdmin: (u) => isAdmin(u),
     caps,
   });

@@ -67,7 +67,7 @@ export const metrics = {
   }),
   approvals: new Counter({
     name: "neo_approvals_total",
-    help: "Approvals by outcome (requested, approved, rejected, expired, cancelled, refused_cap).",
+    help: "Approvals by outcome (requested, approved, rejected, expired, cancelled, interrupted, refused_cap).",
     labelNames: ["outcome"] as const,
     registers: [registry],
   }),

@@ -20,7 +20,13 @@ afterEach(async () => {
 });
 
 function brokerOver(s: Store) {
-  return createApprovalBroker({ store: s, audit: createAuditLog(s), ttlMs: 60_000, pollMs: 20 });
+  return createApprovalBroker({
+    instanceId: "test-instance",
+    store: s,
+    audit: createAuditLog(s),
+    ttlMs: 60_000,
+    pollMs: 20,
+  });
 }
 
 describe("approval broker with the store unreachable", () => {

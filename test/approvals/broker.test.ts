@@ -4,7 +4,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createAuditLog } from "../../src/core/approvals/audit.js";
-import { type ApprovalBroker, createApprovalBroker } from "../../src/core/approvals/broker.js";
+import {
+  type ApprovalBroker,
+  createApprovalBroker,
+  INTERRUPTED_NOTES,
+} from "../../src/core/approvals/broker.js";
 import type { Store } from "../../src/store/types.js";
 import { BACKENDS, type Backend } from "../memory/support/stores.js";
 import { alice, bob, conversation, transferPlan } from "./support/plans.js";
@@ -12,8 +16,13 @@ import { recordingChannel } from "./support/recording-channel.js";
 
 const TTL = 60_000;
 
-function broker(store: Store, clock?: { t: number }, extra: { isAdmin?: (u: string) => boolean } = {}) {
+function broker(
+  store: Store,
+  clock?: { t: number },
+  extra: { isAdmin?: (u: string) => boolean; instanceId?: string } = {},
+) {
   return createApprovalBroker({
+    instanceId: "test-instance",
     store,
     audit: createAuditLog(store),
     ttlMs: TTL,
@@ -208,6 +217,51 @@ for (const backend of BACKENDS) {
       await expect(b.request(transferPlan("9"), alice, conversation, ch)).rejects.toThrow(
         "the requester already has 3 approvals waiting",
       );
+    });
+
+    it("a restart closes what this instance left open as interrupted, saying whether anything ran", async () => {
+      be = backend.factory("broker-interrupted");
+      const first = await be.open();
+      const before = broker(first);
+      const ch = recordingChannel();
+      const waiting = await before.request(transferPlan("1"), alice, conversation, ch);
+      const clicked = await before.request(transferPlan("2"), alice, conversation, ch);
+      const running = await before.request(transferPlan("3"), alice, conversation, ch);
+      const elsewhere = await broker(first, undefined, { instanceId: "other" }).request(
+        transferPlan("4", "USDC", bob.userKey),
+        bob,
+        conversation,
+        ch,
+      );
+      expect((await before.decide(clicked.id, alice.userKey, "approve")).ok).toBe(true);
+      expect((await before.decide(running.id, alice.userKey, "approve")).ok).toBe(true);
+      expect(await before.startExecution(running.id)).toBe(true);
+      await first.close();
+
+      const after = broker(await be.open());
+      const shown = recordingChannel();
+      expect(await after.recoverInterrupted(() => shown)).toBe(3);
+      const rec = async (id: string) => (await after.get(id))!;
+      expect(await rec(waiting.id)).toMatchObject({ status: "interrupted", note: INTERRUPTED_NOTES.pending });
+      expect(await rec(clicked.id)).toMatchObject({
+        status: "interrupted",
+        decidedBy: alice.userKey,
+        note: INTERRUPTED_NOTES.approved,
+      });
+      expect(await rec(running.id)).toMatchObject({ status: "interrupted", note: INTERRUPTED_NOTES.started });
+      expect((await rec(elsewhere.id)).status).toBe("pending");
+      expect(shown.updates.map((u) => u.status)).toEqual(["interrupted", "interrupted", "interrupted"]);
+      // Nothing can start or be clicked after that.
+      expect(await after.startExecution(clicked.id)).toBe(false);
+      expect(await after.decide(waiting.id, alice.userKey, "approve")).toMatchObject({
+        reason: "already_decided",
+      });
+      const audit = (await after.audit.recent(50)).filter((e) => e.event === "interrupted");
+      expect(audit.map((e) => e.detail)).toContain(
+        `approved by ${alice.userKey}; ${INTERRUPTED_NOTES.approved}`,
+      );
+      // A second recovery finds nothing left open.
+      expect(await after.recoverInterrupted(() => shown)).toBe(0);
     });
 
     it("an aborted wait (turn cancelled) cancels the approval so a later click cannot run it", async () => {

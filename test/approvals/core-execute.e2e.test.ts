@@ -83,7 +83,7 @@ describe("core_execute through the real loop, wallet MCP server and console appr
     expect(ctx.reporter.notices).toEqual([ESCALATION_NOTICE]);
     expect(ctx.reporter.statuses).not.toContain(ESCALATION_NOTICE);
     const events = (await h.broker.audit.recent(10)).map((e) => e.event);
-    expect(events).toEqual(["requested", "approved", "executed"]);
+    expect(events).toEqual(["requested", "approved", "executing", "executed"]);
     expect(await h.caps.spent(ann.userKey)).toEqual({ USDC: "5" });
   });
 

@@ -29,7 +29,13 @@ afterEach(async () => {
 
 async function coreExecuteWith(approve: boolean) {
   store = await createFileStore({ dataDir: join(tempDir("remote-ce"), "data"), prefix: "neo:" });
-  const broker = createApprovalBroker({ store, audit: createAuditLog(store), ttlMs: 60_000, pollMs: 10 });
+  const broker = createApprovalBroker({
+    instanceId: "test-instance",
+    store,
+    audit: createAuditLog(store),
+    ttlMs: 60_000,
+    pollMs: 10,
+  });
   const channel = recordingChannel((rec) => {
     if (approve) void broker.decide(rec.id, alice.userKey, "approve");
   });

@@ -83,7 +83,7 @@ describe("Slack: the whole plan is on screen", () => {
     expect(ran[40]).toMatchObject({ to: BIG, amount: "900", asset: "USDC" });
     // The audit log names the hash that was on the message for the offer, the click and the run.
     const audit = (await wallet.broker.audit.recent(20)).filter((e) => e.approvalId === approvalId);
-    expect(audit.map((e) => e.event)).toEqual(["requested", "approved", "executed"]);
+    expect(audit.map((e) => e.event)).toEqual(["requested", "approved", "executing", "executed"]);
     for (const e of audit) expect(e.planHash).toBe(rec.planHash);
   }, 90_000);
 

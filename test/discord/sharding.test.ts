@@ -40,7 +40,13 @@ async function startProcess(
 ): Promise<Proc> {
   const store = await createStore({ redisUrl: redis.url, dataDir: "unused", prefix });
   const access = createAccessPolicy({ store, isAdmin: createAdminCheck([]) });
-  const broker = createApprovalBroker({ store, audit: createAuditLog(store), ttlMs: 60_000, pollMs: 20 });
+  const broker = createApprovalBroker({
+    instanceId: "test-instance",
+    store,
+    audit: createAuditLog(store),
+    ttlMs: 60_000,
+    pollMs: 20,
+  });
   let adapter: DiscordAdapter | undefined;
   const conversations = createConversations({
     store,

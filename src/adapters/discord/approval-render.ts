@@ -52,6 +52,7 @@ const COLOR: Record<ApprovalStatus, number> = {
   rejected: 0xe74c3c,
   expired: 0x95a5a6,
   cancelled: 0x95a5a6,
+  interrupted: 0xe67e22,
 };
 
 const TITLE: Record<ApprovalStatus, string> = {
@@ -60,7 +61,15 @@ const TITLE: Record<ApprovalStatus, string> = {
   rejected: "Rejected",
   expired: "Expired — nothing was done",
   cancelled: "Cancelled — nothing was done",
+  interrupted: "Interrupted — nothing was done",
 };
+
+/** The title; an interrupted run that had started is never said to have done nothing. */
+function title(rec: ApprovalRecord): string {
+  if (rec.status === "interrupted" && rec.executionStartedAt !== undefined)
+    return "Interrupted while running — check before retrying";
+  return TITLE[rec.status];
+}
 
 /** Only for names and notes Neo writes itself, never for the plan. */
 const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -176,7 +185,7 @@ function embedSize(e: {
 
 function embedOf(rec: ApprovalRecord, plan: { description: string; fields: Field[] }) {
   return {
-    title: TITLE[rec.status],
+    title: title(rec),
     description: plan.description,
     color: COLOR[rec.status],
     fields: [...plan.fields, ...frameFields(rec)],

@@ -56,6 +56,9 @@ function statusLine(r: ApprovalRecord): string {
       return `:hourglass: Expired ${slackDate(r.expiresAt)}. Nothing was run.`;
     case "cancelled":
       return `:no_entry_sign: Closed${r.decidedBy ? ` by ${by}` : ""}${r.note ? `: ${escapeMrkdwn(r.note)}` : ""}. Nothing was run.`;
+    case "interrupted":
+      // The note says whether anything ran; the clicker stays named.
+      return `:warning: ${r.decidedBy ? `Approved by ${by} ${at}, then interrupted` : "Interrupted"}: ${escapeMrkdwn(r.note ?? "Neo restarted")}.`;
   }
 }
 

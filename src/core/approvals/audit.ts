@@ -17,7 +17,11 @@ export type AuditEvent =
   | "refused_access"
   /** Not offered: the requester's open approvals are at the limit, or the step already asked for one. */
   | "refused_limit"
-  | "executed";
+  /** The executor was called (after this, a crash leaves the outcome unknown). */
+  | "executing"
+  | "executed"
+  /** Found open at its instance's restart: closed, with whether it had started running. */
+  | "interrupted";
 
 export interface AuditEntry {
   at: number;

@@ -39,6 +39,11 @@ export interface ApprovalBrokerOptions {
   audit: AuditLog;
   /** How long an approval stays open (NEO_APPROVAL_TTL_SECONDS × 1000). */
   ttlMs: number;
+  /**
+   * This instance's id (`NEO_INSTANCE_ID`, stable across its restarts): written on the approvals it
+   * waits for, so that at its restart it closes those it left open (`recoverInterrupted`).
+   */
+  instanceId: string;
   /** How often a waiter reads the store for a decision taken on another instance. Default 500 ms. */
   pollMs?: number;
   /** Who may cancel approvals. */
@@ -66,6 +71,19 @@ export interface ApprovalBroker {
   decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult>;
   /** Resolves with the settled record: approved, rejected, expired or cancelled (also on abort). */
   waitForDecision(approvalId: string, signal?: AbortSignal): Promise<ApprovalRecord>;
+  /**
+   * Mark an approved record as running, atomically, just before the executor is called. False when
+   * it is no longer approved-and-not-started (a restart closed it as interrupted): do not execute.
+   */
+  startExecution(approvalId: string): Promise<boolean>;
+  /**
+   * At start-up, before taking clicks: close as interrupted every approval this instance left open
+   * when it died (pending ones, and approved ones without an outcome), re-rendered through
+   * `channelFor` (buttons gone, the clicker still named). Resolves with how many were closed.
+   */
+  recoverInterrupted(
+    channelFor: (conversation: ConversationKey) => ApprovalChannel | undefined,
+  ): Promise<number>;
   /** Attach the execution outcome to an approved record, audit it and re-render. */
   complete(approvalId: string, outcome: Outcome): Promise<void>;
   /** Admin cancel of a pending approval. */
@@ -87,6 +105,16 @@ export interface ApprovalBroker {
 export function newApprovalId(): string {
   return `apv_${randomBytes(16).toString("base64url")}`;
 }
+
+/** What an interrupted approval's message and the model are told. */
+export const INTERRUPTED_NOTES = {
+  pending:
+    "Neo restarted while this waited for a decision; nothing was executed. Ask again if you still want it",
+  approved:
+    "Neo restarted after the approval and before running it; nothing was executed. Ask again if you still want it",
+  started:
+    "Neo restarted while this was running; some actions may have run. Check balances and transactions before retrying",
+} as const;
 
 /** One open approval in its requester's slots; expired ones free their slot even if never settled. */
 interface OpenSlot {
@@ -340,9 +368,89 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     return closed;
   }
 
+  /** Approved, not started, not done → running; atomic against a concurrent `recoverInterrupted`. */
+  async function startExecution(approvalId: string): Promise<boolean> {
+    const t = now();
+    const { value, result } = await updateAtomically<ApprovalRecord, boolean>(
+      store,
+      recKey(approvalId),
+      (cur) =>
+        cur?.status === "approved" && cur.executionStartedAt === undefined && !cur.outcome
+          ? { next: { ...cur, executionStartedAt: t }, result: true }
+          : { result: false },
+      { ttlMs: RECORD_TTL_MS },
+    );
+    if (result && value) await record("executing", value, null);
+    return result;
+  }
+
+  /** Close one approval this instance left open; the closed record, or undefined if it was not open. */
+  async function interrupt(rec: ApprovalRecord): Promise<ApprovalRecord | undefined> {
+    if (rec.status === "pending") {
+      const expired = now() >= rec.expiresAt;
+      return settle(
+        rec,
+        expired ? "expired" : "interrupted",
+        null,
+        expired ? undefined : INTERRUPTED_NOTES.pending,
+      );
+    }
+    if (rec.status !== "approved" || rec.outcome) return undefined;
+    const { value, result } = await updateAtomically<ApprovalRecord, boolean>(
+      store,
+      recKey(rec.id),
+      (cur) => {
+        if (cur?.status !== "approved" || cur.outcome) return { result: false };
+        const note =
+          cur.executionStartedAt === undefined ? INTERRUPTED_NOTES.approved : INTERRUPTED_NOTES.started;
+        // decidedBy and decidedAt stay the click's: the message keeps naming who approved.
+        return { next: { ...cur, status: "interrupted", note }, result: true };
+      },
+      { ttlMs: RECORD_TTL_MS },
+    );
+    if (!result || !value) return undefined;
+    await record("interrupted", value, null, `approved by ${value.decidedBy ?? "unknown"}; ${value.note}`);
+    // Nothing ran: the cap reservation is released. Maybe something ran: it stays (fail closed).
+    if (value.executionStartedAt === undefined)
+      await opts.caps?.settle(value.requester.userKey, value.id, null);
+    recordApprovalDecision({
+      conversation: value.conversation,
+      approvalId: value.id,
+      outcome: "interrupted",
+      decidedBy: value.decidedBy ?? null,
+    });
+    return value;
+  }
+
+  async function recoverInterrupted(
+    channelFor: (conversation: ConversationKey) => ApprovalChannel | undefined,
+  ): Promise<number> {
+    let closed = 0;
+    for (const key of await store.keys("approvals:rec:")) {
+      const rec = await load(key.slice("approvals:rec:".length));
+      if (!rec || rec.instance !== opts.instanceId) continue;
+      const done = await interrupt(rec);
+      if (!done) continue;
+      closed++;
+      log.info(
+        { approvalId: rec.id, status: done.status, note: done.note },
+        "approval left open by a restart closed",
+      );
+      const shown = rec.messageRef === undefined ? done : { ...done, messageRef: rec.messageRef };
+      await channelFor(rec.conversation)
+        ?.update(shown)
+        .catch((err: unknown) =>
+          log.warn({ err, approvalId: rec.id }, "could not re-render an interrupted approval"),
+        );
+    }
+    return closed;
+  }
+
   return {
     audit,
     get: load,
+    startExecution,
+    recoverInterrupted,
     waitForDecision,
     request: async (plan, requester, conversation, channel) => {
       const tooBig = planSizeProblem(plan);
@@ -358,6 +466,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         planHash: hashPlan(plan),
         createdAt,
         expiresAt: createdAt + ttlMs,
+        instance: opts.instanceId,
       };
       // Shown in full or not offered: a plan the platform cannot show whole is refused, never cut.
       const fit = channel.fits?.(rec) ?? { ok: true };

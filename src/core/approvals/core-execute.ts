@@ -209,6 +209,18 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
     const stillAllowed = await access.isAllowed(who.userKey).catch(() => false);
     if (!stillAllowed)
       return notRun(`${who.displayName} may no longer use Neo (or the access list is unreadable)`);
+    // Recorded before the executor is called, so a restart can tell "nothing ran" from "unknown".
+    let started: boolean;
+    try {
+      started = await broker.startExecution(record.id);
+    } catch (err) {
+      return notRun(`its start could not be recorded (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (!started) {
+      // Closed as interrupted by this instance's restart recovery; that released the cap already.
+      await discard();
+      return fail(`Approved, but the approval was closed as interrupted before it ran. ${NOTHING}`);
+    }
     await ctx.reporter.status(`Executing: ${plan.summary}`);
     let outcome: Outcome;
     try {

@@ -10,7 +10,13 @@ import { log } from "../log.js";
 
 const approvalLog = log.child({ component: "approvals" });
 
-export type ApprovalOutcome = "approved" | "rejected" | "expired" | "cancelled" | "refused_cap";
+export type ApprovalOutcome =
+  | "approved"
+  | "rejected"
+  | "expired"
+  | "cancelled"
+  | "interrupted"
+  | "refused_cap";
 
 export function recordApprovalRequested(conversation: ConversationKey, approvalId: string): void {
   metrics.approvals.inc({ outcome: "requested" });

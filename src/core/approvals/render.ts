@@ -47,5 +47,7 @@ export function renderStatus(rec: ApprovalRecord): string {
       return "Expired without a decision; nothing was executed.";
     case "cancelled":
       return `Closed${rec.decidedBy ? ` by ${rec.decidedBy}` : ""}${rec.note ? `: ${rec.note}` : ""}; nothing was executed.`;
+    case "interrupted":
+      return `${rec.decidedBy ? `Approved by ${rec.decidedBy}, then interrupted` : "Interrupted"}: ${rec.note ?? "Neo restarted"}.`;
   }
 }

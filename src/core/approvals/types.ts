@@ -47,7 +47,11 @@ export interface Outcome {
 
 export type Decision = "approve" | "reject";
 
-export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "cancelled";
+/**
+ * `interrupted`: the process that was to run it died first (found at its restart). From pending,
+ * nothing ran; from approved, `executionStartedAt` says whether the executor had been called.
+ */
+export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "cancelled" | "interrupted";
 
 export interface ApprovalRecord {
   /** Random, unguessable; the only thing a button carries. */
@@ -60,7 +64,17 @@ export interface ApprovalRecord {
   planHash: string;
   createdAt: number;
   expiresAt: number;
-  /** Who caused the last state change (clicker, admin, person who reset the thread); none for the clock. */
+  /**
+   * The instance whose core_execute waits for the decision and runs the plan; at its restart it
+   * closes what it left open as interrupted. Absent on records written before it existed.
+   */
+  instance?: string;
+  /** Set (atomically, only while approved) just before the executor is called. */
+  executionStartedAt?: number;
+  /**
+   * Who caused the last decision (clicker, admin, person who reset the thread); none for the clock.
+   * An approved record interrupted by a restart keeps its clicker here.
+   */
   decidedBy?: UserKey;
   decidedAt?: number;
   /** Why it closed when that is not plain (over the cap at Approve, access withdrawn, interrupted). */

@@ -57,7 +57,14 @@ export async function startHarness(
   const store = await createFileStore({ dataDir: join(dir, "data"), prefix: "neo:" });
   const audit = createAuditLog(store);
   const caps = createSpendCaps({ store });
-  const broker = createApprovalBroker({ store, audit, ttlMs: opts.ttlMs ?? 60_000, pollMs: 20, caps });
+  const broker = createApprovalBroker({
+    instanceId: "test-instance",
+    store,
+    audit,
+    ttlMs: opts.ttlMs ?? 60_000,
+    pollMs: 20,
+    caps,
+  });
   const access = createAccessPolicy({ store, isAdmin: createAdminCheck([]) });
   let coreExecute: CoreExecute | undefined;
   const surface = await createToolSurface({

@@ -101,6 +101,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const access = createAccessPolicy({ store, isAdmin });
   const caps = createSpendCaps({ store });
   const broker = createApprovalBroker({
+    instanceId: "test-instance",
     store,
     audit: createAuditLog(store),
     ttlMs: opts.approvalTtlMs ?? 60_000,

@@ -215,6 +215,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const access = createAccessPolicy({ store, isAdmin });
   const caps = createSpendCaps({ store });
   const broker = createApprovalBroker({
+    instanceId: "test-instance",
     store,
     audit: createAuditLog(store),
     ttlMs: o.approvalTtlMs ?? 60_000,
