@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { splitMessage } from "../../src/adapters/discord/split.js";
 import { UPLOAD_FAILED_NOTE } from "../../src/core/agent/answer-file.js";
+import { wrote } from "../fakes/discord/fake-discord.js";
 import type { MessagePayload } from "../fakes/discord/payloads.js";
 import { botMessages, type Rig, startRig, untilShown } from "./support/harness.js";
 
@@ -61,6 +62,33 @@ describe("Discord: long answers are sent as files", () => {
     expect(fake.uploads.map((u) => [u.filename, u.bytes.toString("utf8")])).toEqual([
       ["code.py", `${CODE}\n`],
     ]);
+  });
+
+  it("/neo ask: a long answer is attached to a follow-up as answer.md, its beginning in the streamed follow-up", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    ep.script({ reply: { text: LONG, stream: { deltas: 20 } } });
+    const token = await fake.slash({
+      user: fake.alice,
+      sub: "ask",
+      options: [{ name: "text", type: 3, value: "write the plan" }],
+    });
+    const short = `${para(1).slice(0, para(1).slice(0, 400).lastIndexOf(" "))}…\n\n*(The full answer is attached as answer.md.)*`;
+    await fake.waitForCall(wrote(short), "the short message");
+    await fake.waitForCall(
+      (c) =>
+        c.method === "PATCH" &&
+        c.path.endsWith(`/${token}/messages/@original`) &&
+        (c.body as { content?: string }).content === "Answered below.",
+      "status closed",
+    );
+    expect(fake.uploads.map((u) => [u.channelId, u.filename])).toEqual([[fake.channel.id, "answer.md"]]);
+    expect(fake.uploads[0]!.bytes.toString("utf8")).toBe(LONG);
+    // Attached to a follow-up of this interaction, not posted with the bot token.
+    const withFile = fake
+      .channelMessages(fake.channel.id)
+      .find((m) => attachmentsOf(m).includes("answer.md"));
+    expect(withFile?.interaction_token).toBe(token);
   });
 
   it("a refused upload says the whole answer as split text, with a note", async () => {

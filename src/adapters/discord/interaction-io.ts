@@ -1,8 +1,9 @@
 /**
  * The IO of a `/neo ask` turn: the deferred ephemeral reply is the status, edited in place
  * (coalesced); the answer and notices are follow-ups, the answer streamed into them as it is written
- * (paced per channel, like every draft); approvals go to the channel with the bot token (their edits
- * must outlive the 15-minute interaction token).
+ * (paced per channel, like every draft), files too (follow-ups with attachments, in the channel's
+ * paced turn); approvals go to the channel with the bot token (their edits must outlive the 15-minute
+ * interaction token).
  */
 import type { ChatInputCommandInteraction, REST } from "discord.js";
 import type { ConversationIO } from "../../core/conversations/types.js";
@@ -14,6 +15,7 @@ import { createDiscordDraft } from "./draft.js";
 import { statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
+import { uploadJob } from "./upload.js";
 
 const allowedMentions = { parse: [], repliedUser: false } as const;
 
@@ -70,6 +72,18 @@ export function createInteractionIO(
       async notice(text) {
         await followUps(text);
       },
+      upload: (files, comment) =>
+        o.drafts.send(
+          interaction.channelId,
+          uploadJob(files, comment, async (body, parts) => {
+            await openAnswer();
+            await interaction.followUp({
+              ...(body.content ? { content: body.content } : {}),
+              files: parts.map((p) => ({ attachment: p.data as Buffer, name: p.name })),
+              allowedMentions,
+            });
+          }),
+        ),
       draft: ({ requester }) =>
         createDiscordDraft({
           pacer: o.drafts,

@@ -345,8 +345,11 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       return;
     }
     if (form?.files.length) {
-      const target = method === "POST" ? path.match(/^\/channels\/(\d+)\/messages$/) : null;
-      if (!target) {
+      // A message create with files: in a channel (bot token) or as an interaction follow-up.
+      const direct = method === "POST" ? path.match(/^\/channels\/(\d+)\/messages$/) : null;
+      const hook = method === "POST" ? path.match(/^\/webhooks\/\d+\/([^/]+)$/) : null;
+      const channelId = direct ? direct[1]! : hook ? state.interactionChannels.get(hook[1]!) : undefined;
+      if (!direct && !hook) {
         send({
           status: 400,
           json: { message: `fake Discord takes files only on message create`, code: 50035 },
@@ -358,12 +361,13 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         send({ status: 413, json: { message: "Request entity too large", code: 40005 } });
         return;
       }
-      const channelId = target[1]!;
-      if (!state.channels.has(channelId)) {
-        send(notFound("Channel"));
+      if (!channelId || !state.channels.has(channelId)) {
+        send(notFound(hook ? "Webhook" : "Channel"));
         return;
       }
-      send(ok(createMessage(channelId, body as Record<string, unknown>, false, attach(channelId, form))));
+      const msg = createMessage(channelId, body as Record<string, unknown>, !!hook, attach(channelId, form));
+      if (hook) msg.interaction_token = hook[1];
+      send(ok(msg));
       return;
     }
     for (const [m, re, handler] of routes) {
