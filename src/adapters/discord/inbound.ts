@@ -24,8 +24,11 @@ export interface MessageFacts {
    */
   mentionOptional: boolean;
   content: string;
-  /** The message carries attachments (read as files, so a message of files alone is not empty). */
-  hasFiles: boolean;
+  /**
+   * The message carries attachments (read as files) or forwards another message (its content is in
+   * the snapshot): either way a message with no text of its own is not empty.
+   */
+  hasFilesOrForward: boolean;
 }
 
 export type Route =
@@ -41,7 +44,9 @@ export function classify(f: MessageFacts): Route {
   if (f.authorIsBot && !f.authorIsAllowedBot) return { action: "ignore", reason: "author is a bot" };
   if (f.system) return { action: "ignore", reason: "system or webhook message" };
   if (f.kind === "dm") {
-    return f.content.trim() || f.hasFiles ? { action: "dm" } : { action: "ignore", reason: "empty DM" };
+    return f.content.trim() || f.hasFilesOrForward
+      ? { action: "dm" }
+      : { action: "ignore", reason: "empty DM" };
   }
   if (f.kind === "other") return { action: "ignore", reason: "channel type Neo does not answer in" };
   if (f.kind === "text") {
@@ -50,7 +55,7 @@ export function classify(f: MessageFacts): Route {
       : { action: "ignore", reason: "no mention of Neo in a channel" };
   }
   if (f.knownThread) {
-    if (!f.content.trim() && !f.mentionsNeo && !f.hasFiles) {
+    if (!f.content.trim() && !f.mentionsNeo && !f.hasFilesOrForward) {
       return {
         action: "ignore",
         reason: "empty content in Neo's thread: the Message Content intent is probably not enabled",
@@ -62,11 +67,6 @@ export function classify(f: MessageFacts): Route {
   return f.mentionsNeo || f.mentionOptional
     ? { action: "thread", join: true }
     : { action: "ignore", reason: "thread Neo is not part of, and no mention" };
-}
-
-/** Remove Neo's mention(s) from the text the model sees. */
-export function stripMention(content: string, neoId: string): string {
-  return content.replace(new RegExp(`[ \\t]*<@!?${neoId}>[ \\t]*`, "g"), " ").trim();
 }
 
 /** A short thread name from the opening message (Discord allows 1..100 characters). */

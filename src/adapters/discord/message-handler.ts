@@ -14,10 +14,11 @@ import type { Store } from "../../store/types.js";
 import type { Backfill } from "./backfill.js";
 import { gatherContext, speakerName } from "./context.js";
 import { discordFilesOf } from "./files.js";
-import { type ChannelKind, classify, stripMention, threadName } from "./inbound.js";
+import { type ChannelKind, classify, threadName } from "./inbound.js";
 import { discordUser, dmConversation, postChannelOf, threadConversation } from "./keys.js";
 import type { MessageReporter } from "./message-reporter.js";
 import { placeOf } from "./place.js";
+import { isForward, renderDiscordContent } from "./readable.js";
 
 /** Threads Neo holds a conversation in; shared by every shard and instance through the store. */
 export const threadMarkKey = (threadId: string): string => `discord:thread:${threadId}`;
@@ -105,7 +106,7 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       mentionsNeo,
       knownThread,
       content: message.content,
-      hasFiles: message.attachments.size > 0,
+      hasFilesOrForward: message.attachments.size > 0 || isForward(message),
     });
     if (route.action === "ignore") {
       if (route.emptyContent && message.attachments.size === 0) d.onEmptyContent();
@@ -120,7 +121,8 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       ignore(message, "author is denied by an admin");
       return;
     }
-    const text = stripMention(message.content, neoId);
+    // Names, dates and forwarded messages made readable; Neo's own mention dropped.
+    const text = await renderDiscordContent(message, neoId);
     let conversation: ConversationKey;
     let context: string[] = [];
     if (route.action === "dm") {
@@ -129,14 +131,14 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       const threadId = await openThread(message, threadName(text, speaker.displayName));
       await d.store.set(threadMarkKey(threadId), Date.now(), THREAD_MARK_TTL_MS);
       conversation = threadConversation(message.guildId!, message.channelId, threadId);
-      context = await gatherContext(message, false);
+      context = await gatherContext(message, false, neoId);
     } else {
       const ch = message.channel;
       const parentId = ch.isThread() ? (ch.parentId ?? message.channelId) : message.channelId;
       conversation = threadConversation(message.guildId!, parentId, message.channelId);
       if (route.join) {
         await d.store.set(threadMarkKey(message.channelId), Date.now(), THREAD_MARK_TTL_MS);
-        context = await gatherContext(message, true, await d.conversations.seenThrough(conversation));
+        context = await gatherContext(message, true, neoId, await d.conversations.seenThrough(conversation));
       }
     }
     const files = discordFilesOf(message.attachments.values(), message.channelId);

@@ -7,6 +7,7 @@
  * back to the label Slack sent, else the id, so a message is never lost to a lookup.
  */
 import { z } from "zod";
+import { attachedLine, isoOf } from "../../core/readable-text.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
 /** Looks up names in the message's workspace. */
@@ -35,11 +36,6 @@ const TOKEN = /<([^<>]*)>/g;
 
 const unescapeSlack = (s: string): string =>
   s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-
-/** `1392734382` → `2014-02-18T14:39:42Z`. */
-export function isoOf(unixSeconds: number): string {
-  return new Date(unixSeconds * 1000).toISOString().replace(/\.000Z$/, "Z");
-}
 
 async function lookup(get: () => Promise<string>, fallback: string): Promise<string> {
   try {
@@ -108,14 +104,6 @@ const fileSchema = z.object({
   size: z.number().nullish(),
 });
 
-const KB = 1024;
-/** `12345` → `12 KB`. */
-export function sizeText(bytes: number): string {
-  if (bytes < KB) return `${bytes} B`;
-  if (bytes < KB * KB) return `${Math.round(bytes / KB)} KB`;
-  return `${(bytes / (KB * KB)).toFixed(1)} MB`;
-}
-
 /**
  * Files Neo does not read (a message's own files are read by `core/files`), described one line
  * each: `[attached: report.csv, text/csv, 12 KB]`.
@@ -124,10 +112,11 @@ export function describeSlackFiles(files: readonly unknown[]): string[] {
   return files.map((raw) => {
     const f = fileSchema.safeParse(raw);
     if (!f.success) return "[attached: a file]";
-    const name = f.data.name || f.data.title || "unnamed file";
-    const type = f.data.mimetype || f.data.pretty_type;
-    const size = typeof f.data.size === "number" ? sizeText(f.data.size) : undefined;
-    return `[attached: ${[name, type, size].filter(Boolean).join(", ")}]`;
+    return attachedLine(
+      f.data.name || f.data.title || "unnamed file",
+      f.data.mimetype || f.data.pretty_type,
+      f.data.size,
+    );
   });
 }
 

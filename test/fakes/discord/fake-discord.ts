@@ -143,6 +143,9 @@ export class FakeDiscord {
       cdnRequests: [],
       uploads: [],
       refuseUploads: false,
+      guildId: this.guildId,
+      members: this.members,
+      roles: () => this.roles(),
     };
     this.rest = createRestServer(this.state);
   }
@@ -177,18 +180,36 @@ export class FakeDiscord {
     return this;
   }
 
+  private roles(): Record<string, unknown>[] {
+    return [
+      role(this.guildId, "@everyone", BASIC_PERMS, 0),
+      role(this.adminRoleId, "admins", BASIC_PERMS | MANAGE_GUILD, 1),
+    ];
+  }
+
   private guildPayload(): Record<string, unknown> {
     const channels = [...this.state.channels.values()].filter((c) => c.guild_id === this.guildId);
     return guildPayload({
       id: this.guildId,
       ownerId: this.alice.id,
-      roles: [
-        role(this.guildId, "@everyone", BASIC_PERMS, 0),
-        role(this.adminRoleId, "admins", BASIC_PERMS | MANAGE_GUILD, 1),
-      ],
+      roles: this.roles(),
       channels,
-      members: [...this.members.values()],
+      members: [...this.members.values()].filter((m) => !this.unlisted.has(m.user.id)),
     });
+  }
+
+  /** Member ids left out of GUILD_CREATE (a large guild sends only some): reachable by REST only. */
+  private readonly unlisted = new Set<string>();
+
+  /**
+   * A guild member Neo's client does not have cached: not in GUILD_CREATE's members, served by
+   * `GET /guilds/{id}/members/{user}` (and `GET /users/{id}`).
+   */
+  addUnlistedMember(u: FakeUser, nick: string | null = null): FakeMember {
+    const m = member(u, [], nick);
+    this.members.set(u.id, m);
+    this.unlisted.add(u.id);
+    return m;
   }
 
   /** Answer the next `times` calls matching method+path with 429 (retry after `retryAfterSec`). */

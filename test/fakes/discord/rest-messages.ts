@@ -17,9 +17,10 @@ export interface Reply {
 
 export const ok = (json: unknown): Reply => ({ status: 200, json });
 export const noContent: Reply = { status: 204 };
-export const notFound = (what: string): Reply => ({
+/** Discord's 404: "Unknown <what>" with its JSON error code (10003 Unknown Channel by default). */
+export const notFound = (what: string, code = 10003): Reply => ({
   status: 404,
-  json: { message: `Unknown ${what}`, code: 10003 },
+  json: { message: `Unknown ${what}`, code },
 });
 
 export function createMessageBook(state: RestState) {

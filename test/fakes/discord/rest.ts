@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import {
   type ChannelPayload,
+  type FakeMember,
   type FakeUser,
   type MessagePayload,
   snowflake,
@@ -63,6 +64,10 @@ export interface RestState {
   uploads: FakeUpload[];
   /** Refuse every message with files as Discord refuses a too-large one (413, code 40005). */
   refuseUploads: boolean;
+  /** The fake guild: its members (by user id, also the users `GET /users/{id}` knows) and roles. */
+  guildId: string;
+  members: Map<string, FakeMember>;
+  roles: () => Record<string, unknown>[];
 }
 
 /** A file attached to a created message (multipart `files[n]`, named by `payload_json.attachments`). */
@@ -97,6 +102,30 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         }),
     ],
     ["GET", /^\/users\/@me$/, () => ok(state.bot)],
+    // https://discord.com/developers/docs/resources/user#get-user (10013 Unknown User)
+    [
+      "GET",
+      /^\/users\/(\d+)$/,
+      (m) => {
+        const u = state.members.get(m[1]!)?.user;
+        return u ? ok(u) : notFound("User", 10013);
+      },
+    ],
+    // https://discord.com/developers/docs/resources/guild#get-guild-member (10007 Unknown Member)
+    [
+      "GET",
+      /^\/guilds\/(\d+)\/members\/(\d+)$/,
+      (m) => {
+        const mem = m[1] === state.guildId ? state.members.get(m[2]!) : undefined;
+        return mem ? ok(mem) : notFound("Member", 10007);
+      },
+    ],
+    // https://discord.com/developers/docs/resources/guild#get-guild-roles
+    [
+      "GET",
+      /^\/guilds\/(\d+)\/roles$/,
+      (m) => (m[1] === state.guildId ? ok(state.roles()) : notFound("Guild", 10004)),
+    ],
     [
       "GET",
       /^\/applications\/@me$/,
