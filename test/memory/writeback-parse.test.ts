@@ -180,6 +180,23 @@ describe("transcript rendering for write-back", () => {
     expect(lastExchange(shared, BOB)).toBeUndefined();
   });
 
+  it("keeps the requester's running turn when a compaction left only its tail", () => {
+    const tail: Message[] = [
+      { role: "user", content: "[Neo runtime] What came before this point is in the consolidated summary." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c9", type: "function", function: { name: "ci__status", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c9", content: "build-77 green" },
+      { role: "assistant", content: "build-77 is green." },
+    ];
+    const turn = renderForWriteback([tail], ANA).split("=== THE TURN TO CONSOLIDATE ===")[1];
+    expect(turn).toContain("TOOL RESULT: build-77 green");
+    expect(turn).toContain("NEO: build-77 is green.");
+    expect(turn).not.toContain("Neo runtime");
+  });
+
   it("a Discord person is one requester across guilds and DMs (one cortex)", () => {
     const inGuild: Message[] = [
       { role: "user", content: "hello", speaker: { userKey: "discord:G1:U1", displayName: "Ana" } },

@@ -88,11 +88,13 @@ function tail(text: string, max: number): string {
  * for them (everything after one of their messages, up to the next person's). Other people's
  * messages, Neo's work for them, and user messages no one said (the loop's notes, earlier thread
  * messages brought along as context) are left out: they never enter the requester's cortex.
+ * `ownTurn`: the messages are the requester's running turn, so Neo's work before any person's
+ * message (a compaction kept only the tail of a long turn) is theirs too.
  */
-export function requesterPart(messages: readonly Message[], requester: UserKey): Message[] {
+export function requesterPart(messages: readonly Message[], requester: UserKey, ownTurn = false): Message[] {
   const owner = cortexOwner(requester);
   const out: Message[] = [];
-  let theirs = false;
+  let theirs = ownTurn;
   for (const m of messages) {
     if (m.role === "user") {
       if (!m.speaker) continue;
@@ -119,7 +121,7 @@ export function renderForWriteback(
     .map(line)
     .join("\n");
   const turns = snapshots.map((t) =>
-    requesterPart(t.slice(lastTurnStart(t)), requester)
+    requesterPart(t.slice(lastTurnStart(t)), requester, true)
       .map(line)
       .join("\n"),
   );
@@ -142,7 +144,7 @@ export function lastExchange(
 ): { user: string; assistant: string } | undefined {
   const final = transcript.at(-1);
   if (final?.role !== "assistant" || !isAnswer(final) || !final.content?.trim()) return undefined;
-  const part = requesterPart(transcript.slice(lastTurnStart(transcript)), requester);
+  const part = requesterPart(transcript.slice(lastTurnStart(transcript)), requester, true);
   // The answer was to someone else (or to no one's words): nothing of the requester's to keep.
   if (part.at(-1) !== final) return undefined;
   const user = part
