@@ -4,11 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createAuditLog } from "../../src/core/approvals/audit.js";
-import {
-  type ApprovalBroker,
-  createApprovalBroker,
-  INTERRUPTED_NOTES,
-} from "../../src/core/approvals/broker.js";
+import { type ApprovalBroker, createApprovalBroker } from "../../src/core/approvals/broker.js";
+import { INTERRUPTED_NOTES } from "../../src/core/approvals/interrupted.js";
 import type { Store } from "../../src/store/types.js";
 import { BACKENDS, type Backend } from "../memory/support/stores.js";
 import { alice, bob, conversation, transferPlan } from "./support/plans.js";

@@ -9,13 +9,14 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Store } from "../../store/types.js";
-import { updateAtomically } from "../../store/update.js";
 import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import type { AuditEvent, AuditLog } from "./audit.js";
 import type { SpendCaps } from "./caps.js";
 import { ApprovalLimitError, ApprovalStoreError } from "./errors.js";
+import { INTERRUPTED_NOTES, markInterrupted, markStarted } from "./interrupted.js";
 import { recordApprovalDecision, recordApprovalRequested } from "./observe.js";
+import { createOpenSlots } from "./open-slots.js";
 import { hashPlan } from "./plan-hash.js";
 import { PlanRefusedError, planSizeProblem } from "./plan-view.js";
 import { refusal } from "./refusals.js";
@@ -106,22 +107,6 @@ export function newApprovalId(): string {
   return `apv_${randomBytes(16).toString("base64url")}`;
 }
 
-/** What an interrupted approval's message and the model are told. */
-export const INTERRUPTED_NOTES = {
-  pending:
-    "Neo restarted while this waited for a decision; nothing was executed. Ask again if you still want it",
-  approved:
-    "Neo restarted after the approval and before running it; nothing was executed. Ask again if you still want it",
-  started:
-    "Neo restarted while this was running; some actions may have run. Check balances and transactions before retrying",
-} as const;
-
-/** One open approval in its requester's slots; expired ones free their slot even if never settled. */
-interface OpenSlot {
-  id: string;
-  expiresAt: number;
-}
-
 export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroker {
   const { store, audit, ttlMs } = opts;
   const pollMs = opts.pollMs ?? 500;
@@ -130,8 +115,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
   const recKey = (id: string) => `approvals:rec:${id}`;
   const tokenKey = (id: string) => `approvals:token:${id}`;
   const refKey = (id: string) => `approvals:ref:${id}`;
-  const openKey = (user: UserKey) => `approvals:open:${user}`;
-  const maxOpen = opts.maxPendingPerUser ?? 3;
+  const slots = createOpenSlots(store, opts.maxPendingPerUser ?? 3, now, RECORD_TTL_MS);
   const decided = new EventEmitter();
   decided.setMaxListeners(0);
   const channels = new Map<string, ApprovalChannel>();
@@ -162,41 +146,6 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
   }
 
   /**
-   * Take one of the requester's open slots, atomically (concurrent requests cannot both take the
-   * last one). Throws `ApprovalLimitError` when all are taken by unexpired approvals.
-   */
-  async function takeSlot(rec: ApprovalRecord): Promise<void> {
-    const t = now();
-    const { result } = await updateAtomically<OpenSlot[], number | null>(
-      store,
-      openKey(rec.requester.userKey),
-      (current) => {
-        const open = (current ?? []).filter((s) => s.expiresAt > t);
-        if (open.length >= maxOpen) return { result: open.length };
-        return { next: [...open, { id: rec.id, expiresAt: rec.expiresAt }], result: null };
-      },
-      { ttlMs: RECORD_TTL_MS },
-    );
-    if (result !== null) throw new ApprovalLimitError(result);
-  }
-
-  /** Free the slot of an approval that is no longer pending. */
-  async function freeSlot(rec: ApprovalRecord): Promise<void> {
-    await updateAtomically<OpenSlot[], null>(
-      store,
-      openKey(rec.requester.userKey),
-      (current) =>
-        current?.some((s) => s.id === rec.id)
-          ? { next: current.filter((s) => s.id !== rec.id), result: null }
-          : { result: null },
-      { ttlMs: RECORD_TTL_MS },
-    ).catch((err: unknown) =>
-      // The slot frees itself at the approval's expiry.
-      log.warn({ err, approvalId: rec.id }, "could not free an approval slot"),
-    );
-  }
-
-  /**
    * Consume the token and write the final status; undefined when someone else settled it first.
    * `gate` runs once the token is ours (so only for the one winner): a reason it returns closes the
    * approval as cancelled with that note instead (Approve over the cap).
@@ -224,7 +173,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     // its token gone, so it can only expire; nothing runs unaudited.
     await record(refused === undefined ? status : "refused_cap", next, actor, note);
     await store.set(recKey(rec.id), next, RECORD_TTL_MS);
-    await freeSlot(rec);
+    await slots.free(rec);
     recordApprovalDecision({
       conversation: rec.conversation,
       approvalId: rec.id,
@@ -370,18 +319,9 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
 
   /** Approved, not started, not done → running; atomic against a concurrent `recoverInterrupted`. */
   async function startExecution(approvalId: string): Promise<boolean> {
-    const t = now();
-    const { value, result } = await updateAtomically<ApprovalRecord, boolean>(
-      store,
-      recKey(approvalId),
-      (cur) =>
-        cur?.status === "approved" && cur.executionStartedAt === undefined && !cur.outcome
-          ? { next: { ...cur, executionStartedAt: t }, result: true }
-          : { result: false },
-      { ttlMs: RECORD_TTL_MS },
-    );
-    if (result && value) await record("executing", value, null);
-    return result;
+    const started = await markStarted(store, recKey(approvalId), now(), RECORD_TTL_MS);
+    if (started) await record("executing", started, null);
+    return started !== undefined;
   }
 
   /** Close one approval this instance left open; the closed record, or undefined if it was not open. */
@@ -396,19 +336,8 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       );
     }
     if (rec.status !== "approved" || rec.outcome) return undefined;
-    const { value, result } = await updateAtomically<ApprovalRecord, boolean>(
-      store,
-      recKey(rec.id),
-      (cur) => {
-        if (cur?.status !== "approved" || cur.outcome) return { result: false };
-        const note =
-          cur.executionStartedAt === undefined ? INTERRUPTED_NOTES.approved : INTERRUPTED_NOTES.started;
-        // decidedBy and decidedAt stay the click's: the message keeps naming who approved.
-        return { next: { ...cur, status: "interrupted", note }, result: true };
-      },
-      { ttlMs: RECORD_TTL_MS },
-    );
-    if (!result || !value) return undefined;
+    const value = await markInterrupted(store, recKey(rec.id), RECORD_TTL_MS);
+    if (!value) return undefined;
     await record("interrupted", value, null, `approved by ${value.decidedBy ?? "unknown"}; ${value.note}`);
     // Nothing ran: the cap reservation is released. Maybe something ran: it stays (fail closed).
     if (value.executionStartedAt === undefined)
@@ -472,7 +401,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
       const fit = channel.fits?.(rec) ?? { ok: true };
       if (!fit.ok) throw new PlanRefusedError(fit.reason);
       try {
-        await takeSlot(rec);
+        await slots.take(rec);
       } catch (err) {
         if (err instanceof ApprovalLimitError) throw err;
         throw new ApprovalStoreError("offering an approval", { cause: err });
@@ -485,7 +414,7 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
         await record("requested", rec, requester.userKey);
       } catch (err) {
         await store.take(tokenKey(rec.id)).catch(() => undefined);
-        await freeSlot(rec);
+        await slots.free(rec);
         throw new ApprovalStoreError("offering an approval", { cause: err });
       }
       recordApprovalRequested(conversation, rec.id);

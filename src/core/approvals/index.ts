@@ -19,6 +19,7 @@ export {
   RemoteExecutorError,
 } from "./errors.js";
 export type * from "./executor.js";
+export { INTERRUPTED_NOTES } from "./interrupted.js";
 export { type JsonSchema, validateJsonSchema } from "./json-schema.js";
 export { canonicalJson, hashPlan } from "./plan-hash.js";
 export {
