@@ -64,9 +64,10 @@ export interface Reporter {
   notice(text: string): Promise<void>;
   /**
    * Optional: upload files into the conversation with a short message. Throws when the platform
-   * refused them (the caller says so in text instead).
+   * refused them (the caller says so in text instead). `key` (an answer's files) makes a second
+   * upload of the same answer show nothing new where the platform allows it (Discord nonces).
    */
-  upload?(files: readonly OutboundFile[], comment: string): Promise<void>;
+  upload?(files: readonly OutboundFile[], comment: string, key?: AnswerKey): Promise<void>;
   /** Optional: start showing an answer while it is written (one draft at a time per reporter). */
   draft?(options: DraftOptions): AnswerDraft;
 }

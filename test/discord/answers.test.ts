@@ -51,7 +51,8 @@ describe("Discord: answers", () => {
   });
 
   it("splits a 4,500-character answer with a code block at 2,000 on paragraph/fence boundaries", async () => {
-    rig = await startRig();
+    // Splitting is the subject: code blocks stay in the answer (not sent as files).
+    rig = await startRig({ env: { NEO_ANSWER_FILE_CODE_LINES: "0" } });
     const { fake, ep } = rig;
     const intro = `Here is the script.\n\n${"Some explanation. ".repeat(40).trim()}`;
     const code = Array.from(

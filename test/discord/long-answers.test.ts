@@ -6,6 +6,7 @@
  * extension; a refused upload says the whole answer as split text with a note.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { dmConversation } from "../../src/adapters/discord/keys.js";
 import { splitMessage } from "../../src/adapters/discord/split.js";
 import { UPLOAD_FAILED_NOTE } from "../../src/core/agent/answer-file.js";
 import { wrote } from "../fakes/discord/fake-discord.js";
@@ -89,6 +90,24 @@ describe("Discord: long answers are sent as files", () => {
       .channelMessages(fake.channel.id)
       .find((m) => attachmentsOf(m).includes("answer.md"));
     expect(withFile?.interaction_token).toBe(token);
+  });
+
+  it("an answer's file uploaded again under the same key (a resumed turn) is not posted twice", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const dm = fake.dm(fake.alice);
+    const file = { name: "answer.md", type: "text/markdown", bytes: Buffer.from(LONG) };
+    await rig.adapter.io(dmConversation(dm.id)).reporter.upload!([file], "", { id: "turn-1" });
+    const first = fake.channelMessages(dm.id).map((m) => m.id);
+    expect(first).toHaveLength(1);
+    // A new process's reporter uploads the same answer's file again: Discord returns the same message.
+    await rig.restartAdapter();
+    await rig.adapter.io(dmConversation(dm.id)).reporter.upload!([file], "", { id: "turn-1", resumed: true });
+    expect(fake.channelMessages(dm.id).map((m) => m.id)).toEqual(first);
+    expect(fake.uploads).toHaveLength(1);
+    // Another answer's file is a new message.
+    await rig.adapter.io(dmConversation(dm.id)).reporter.upload!([file], "", { id: "turn-2" });
+    expect(fake.uploads).toHaveLength(2);
   });
 
   it("a refused upload says the whole answer as split text, with a note", async () => {

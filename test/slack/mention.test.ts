@@ -157,7 +157,11 @@ describe("Slack mentions and DMs", () => {
       (_, i) => `const line${i} = "${"x".repeat(20)}"; // <${i}>`,
     ).join("\n");
     const answer = `Here is the file:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat's it.`;
-    h = await startHarness({ turns: [{ reply: { text: answer } }] });
+    // Splitting is the subject: code blocks stay in the answer (not sent as files).
+    h = await startHarness({
+      turns: [{ reply: { text: answer } }],
+      limits: { answerFile: { maxChars: 0, codeLines: 0 } },
+    });
     const ts = userTs();
     await h.slack.event(envelope(mention("C1", "UANN", "show me", { ts })));
     await h.fake.waitFor(

@@ -129,11 +129,15 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
       await postAll(text);
     },
     // In the channel's paced turn, like the answer's edits; a refusal throws to the caller.
-    upload: (files, comment) =>
+    upload: (files, comment, key) =>
       d.drafts.send(
         channelId,
-        uploadJob(files, comment, (body, parts) =>
-          rest.post(Routes.channelMessages(channelId), { body, files: parts }).then(() => undefined),
+        uploadJob(
+          files,
+          comment,
+          (body, parts) =>
+            rest.post(Routes.channelMessages(channelId), { body, files: parts }).then(() => undefined),
+          key ? (i) => nonceFor(`${d.conversation}|${key.id}|file|${i}`) : undefined,
         ),
       ),
     draft: ({ requester }) =>

@@ -16,17 +16,26 @@ export const DISCORD_MAX_ATTACHMENTS = 10;
 /** Sends one message with its files (a channel post or an interaction follow-up). */
 export type PostWithFiles = (body: CreateBody, files: RawFile[]) => Promise<void>;
 
-export function uploadJob(files: readonly OutboundFile[], comment: string, post: PostWithFiles): PacedJob {
+/** `nonce(i)` names the i-th message for good (an answer's files: posting again shows nothing new). */
+export function uploadJob(
+  files: readonly OutboundFile[],
+  comment: string,
+  post: PostWithFiles,
+  nonce?: (i: number) => string,
+): PacedJob {
   return async () => {
     let calls = 0;
     for (let i = 0; i < files.length; i += DISCORD_MAX_ATTACHMENTS) {
       const group = files.slice(i, i + DISCORD_MAX_ATTACHMENTS);
       const content = i === 0 ? cut(comment) : undefined;
       await post(
-        createBody({
-          ...(content ? { content } : {}),
-          attachments: group.map((f, id) => ({ id, filename: f.name })),
-        }),
+        createBody(
+          {
+            ...(content ? { content } : {}),
+            attachments: group.map((f, id) => ({ id, filename: f.name })),
+          },
+          nonce?.(calls),
+        ),
         group.map((f) => ({ name: f.name, data: Buffer.from(f.bytes), contentType: f.type })),
       );
       calls++;

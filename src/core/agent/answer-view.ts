@@ -103,7 +103,7 @@ export function createAnswerView(
     async answer(final) {
       const d = draft;
       reset();
-      const text = await asFile(reporter, final, fileLimits);
+      const text = await asFile(reporter, final, fileLimits, key);
       if (d) await d.finish(text);
       else await reporter.say(text, key);
     },
@@ -123,11 +123,16 @@ export function createAnswerView(
 }
 
 /** Upload what `answerFile` sends as files; the text to say beside them (or all of it, on failure). */
-async function asFile(reporter: Reporter, final: string, limits: AnswerFileLimits): Promise<string> {
+async function asFile(
+  reporter: Reporter,
+  final: string,
+  limits: AnswerFileLimits,
+  key?: AnswerKey,
+): Promise<string> {
   const plan = reporter.upload ? answerFile(final, limits) : null;
   if (!plan || !reporter.upload) return final;
   try {
-    await reporter.upload(plan.files, "");
+    await reporter.upload(plan.files, "", key);
     return plan.message;
   } catch (err) {
     log.warn({ err, files: plan.files.map((f) => f.name) }, "answer upload failed; said as text");
