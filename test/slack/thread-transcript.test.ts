@@ -175,6 +175,52 @@ describe("Slack threads: each human message enters the transcript once", () => {
     expect(replies.slice(1).every((c) => c.args.oldest !== undefined)).toBe(true);
   });
 
+  it("a message delivered after a later mention already read it is not recorded again", async () => {
+    h = await startHarness({
+      users: USERS,
+      turns: [1, 2, 3].map((i) => ({ reply: { text: `answer ${i}` } })),
+    });
+    seed(h, 4);
+    await mentionAndWait(h, 4, 1);
+    seed(h, 7, 5);
+    await mentionAndWait(h, 7, 2);
+    // Messages 5 and 6 arrive late, after the mention in 7 brought them in as its context.
+    for (const n of [5, 6]) {
+      const m = THREAD.find((x) => x.n === n)!;
+      const late = {
+        type: "message",
+        channel: "C1",
+        channel_type: "channel",
+        user: m.user,
+        text: m.text,
+        ts: tsOf(n),
+        event_ts: tsOf(n),
+        thread_ts: ROOT,
+        parent_user_id: "UANN",
+      };
+      expect((await h.slack.event(envelope(late))).status).toBe(200);
+    }
+    // The next follow-up is answered; the transcript holds each message once, 5 and 6 no second time.
+    seed(h, 8, 8);
+    const m8 = THREAD.find((x) => x.n === 8)!;
+    const follow = {
+      type: "message",
+      channel: "C1",
+      channel_type: "channel",
+      user: m8.user,
+      text: m8.text,
+      ts: tsOf(8),
+      event_ts: tsOf(8),
+      thread_ts: ROOT,
+      parent_user_id: "UANN",
+    };
+    expect((await h.slack.event(envelope(follow))).status).toBe(200);
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length >= 3, "answer 3");
+    const reqs = turnRequests(h);
+    expect(reqs).toHaveLength(3);
+    for (const marker of markers(8)) expect(count(reqs[2]!, marker), `${marker} in the last request`).toBe(1);
+  });
+
   it("after a restart the next mention reads only what the transcript does not hold yet", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "neo-thread-restart-"));
     h = await startHarness({ users: USERS, dataDir, turns: [{ reply: { text: "answer before" } }] });

@@ -36,7 +36,7 @@ export interface DiscordAdapterConfig {
 
 export interface DiscordAdapterOptions {
   config: DiscordAdapterConfig;
-  conversations: Pick<Conversations, "submit" | "cancel" | "seenThrough">;
+  conversations: Pick<Conversations, "submit" | "cancel" | "threadReach">;
   broker: { decide(approvalId: string, clicker: UserKey, decision: Decision): Promise<DecideResult> };
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;

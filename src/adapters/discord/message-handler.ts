@@ -26,7 +26,7 @@ const THREAD_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 export interface MessageHandlerDeps {
   store: Store;
-  conversations: Pick<Conversations, "submit" | "seenThrough">;
+  conversations: Pick<Conversations, "submit" | "threadReach">;
   access: Pick<AccessPolicy, "isAllowed">;
   reporter: (conversation: ConversationKey) => MessageReporter;
   neoId: () => string;
@@ -138,7 +138,12 @@ export function createMessageHandler(d: MessageHandlerDeps): (message: Message) 
       conversation = threadConversation(message.guildId!, parentId, message.channelId);
       if (route.join) {
         await d.store.set(threadMarkKey(message.channelId), Date.now(), THREAD_MARK_TTL_MS);
-        context = await gatherContext(message, true, neoId, await d.conversations.seenThrough(conversation));
+        context = await gatherContext(
+          message,
+          true,
+          neoId,
+          (await d.conversations.threadReach(conversation)).seen,
+        );
       }
     }
     const files = discordFilesOf(message.attachments.values(), message.channelId);

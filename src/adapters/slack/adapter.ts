@@ -59,7 +59,7 @@ export interface SlackAdapterConfig {
 export interface SlackAdapterOptions {
   config: SlackAdapterConfig;
   /** Set before `start()`; adapters and conversations reference each other (see `io`). */
-  conversations: Pick<Conversations, "submit" | "seenThrough">;
+  conversations: Pick<Conversations, "submit" | "threadReach">;
   broker: Pick<ApprovalBroker, "decide" | "get">;
   access: Pick<AccessPolicy, "isAllowed" | "isAdmin">;
   commands: CommandDeps;

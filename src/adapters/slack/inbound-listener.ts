@@ -34,7 +34,7 @@ export const EVENT_CLAIM_MS = 30_000;
 export interface InboundDeps {
   store: Store;
   access: Pick<AccessPolicy, "isAllowed">;
-  conversations: Pick<Conversations, "submit" | "seenThrough">;
+  conversations: Pick<Conversations, "submit" | "threadReach">;
   /** The workspace each event came from: its identity, token and calls. */
   workspaces: SlackWorkspaces;
   /** Bots answered like people (`NEO_ANSWER_BOTS`). */
@@ -69,6 +69,12 @@ function envelopeOf(body: unknown): { eventId?: string; teamId?: string; event?:
 const byPerson = (m: ReplyMessage, me: SlackIdentity): boolean =>
   Boolean(m.user && m.user !== me.botUserId && m.user !== SLACKBOT_USER && !m.bot_id && !m.subtype);
 
+/** Earlier thread messages brought in; `read` = the thread was read up to the message. */
+interface Earlier {
+  lines?: string[];
+  read: boolean;
+}
+
 /**
  * Earlier thread messages the transcript does not hold yet, "Name: text", oldest first. The first
  * time Neo is addressed in a thread (nothing journaled there: `seen` undefined) that is the thread
@@ -80,9 +86,9 @@ async function contextFor(
   me: SlackIdentity,
   deps: InboundDeps,
   seen: string | undefined,
-): Promise<string[] | undefined> {
-  if (!d.inThread || !d.threadTs) return undefined;
-  if (seen !== undefined && (!d.mentioned || comparePositions(seen, d.ts) >= 0)) return undefined;
+): Promise<Earlier> {
+  if (!d.inThread || !d.threadTs) return { read: false };
+  if (seen !== undefined && (!d.mentioned || comparePositions(seen, d.ts) >= 0)) return { read: false };
   const replies = await deps.workspaces.out(me.teamId).replies(d.channel, d.threadTs, seen);
   const unseen = replies
     .filter(
@@ -102,7 +108,7 @@ async function contextFor(
     );
   }
   const kept = boundEarlier(lines);
-  return kept.length ? kept : undefined;
+  return kept.length ? { lines: kept, read: true } : { read: true };
 }
 
 /** More a caller knows about a message than its event says (the assistant panel, `assistant.ts`). */
@@ -145,6 +151,22 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
     }
   });
 
+  /**
+   * One thread's events are taken one after another on this instance: each reads how far the
+   * transcript reaches only after the one before was journaled, so a message is never both read
+   * as another's context and journaled itself.
+   */
+  const threads = new Map<string, Promise<void>>();
+  const inOrder = (conversation: string, job: () => Promise<void>): Promise<void> => {
+    const run = (threads.get(conversation) ?? Promise.resolve()).then(job);
+    const tail = run.catch(() => {});
+    threads.set(conversation, tail);
+    void tail.then(() => {
+      if (threads.get(conversation) === tail) threads.delete(conversation);
+    });
+    return run;
+  };
+
   const take: TakeInbound = async (body, extra = {}) => {
     const { eventId, teamId, event } = envelopeOf(body);
     const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
@@ -159,10 +181,26 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
       slog.debug({ eventId, reason: d.reason }, `ignored: ${d.reason}`);
       return;
     }
+    await inOrder(d.conversation, () => takeMessage(d, me, eventId, extra));
+  };
+
+  const takeMessage = async (
+    d: Message,
+    me: SlackIdentity,
+    eventId: string | undefined,
+    extra: InboundExtra,
+  ): Promise<void> => {
     // How far the transcript reaches into this thread; anything there means Neo answers in it. A
     // top-level channel message opens its own thread: nothing to look up (every channel message
     // arrives here, so that store read is saved for most of them).
-    const seen = d.shared && !d.inThread ? undefined : await deps.conversations.seenThrough(d.conversation);
+    const reach = d.shared && !d.inThread ? {} : await deps.conversations.threadReach(d.conversation);
+    const seen = reach.seen;
+    if (reach.covered !== undefined && comparePositions(d.ts, reach.covered) < 0) {
+      // A later message read the thread past this one (it came late): it is in the transcript.
+      countIgnored("slack");
+      slog.debug({ eventId, id: d.id }, "ignored: already in the transcript (read as thread context)");
+      return;
+    }
     if (d.shared) {
       const settings = await deps.channels.get(
         channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }),
@@ -182,7 +220,7 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
       return;
     }
     // Name and thread context enrich the message; failing to get them must not lose it (logged).
-    const [who, context_, kind] = await Promise.all([
+    const [who, earlier, kind] = await Promise.all([
       deps.workspaces
         .users(me.teamId)
         .get(d.user)
@@ -195,7 +233,8 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
           { err, channel: d.channel },
           "conversations.replies failed; no thread context for this message",
         );
-        return undefined;
+        const none: Earlier = { read: false };
+        return none;
       }),
       deps.workspaces.places(me.teamId).kind(d.channel, d.channelType),
     ]);
@@ -207,8 +246,9 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
       ...(d.files.length ? { files: d.files } : {}),
       shared: d.shared,
       place: { kind, workspace: me.teamId },
-      ...(context_ ? { context: context_ } : {}),
+      ...(earlier.lines ? { context: earlier.lines } : {}),
       position: d.ts,
+      ...(earlier.read ? { through: d.ts } : {}),
       ...(extra.viewing ? { viewing: extra.viewing } : {}),
       receivedAt: Date.now(),
     };

@@ -271,7 +271,7 @@ export function createConversations(options: ConversationsOptions): Conversation
 
     spokeIn: (key, user) => speakers.spokeIn(key, user),
 
-    seenThrough: (key) => journal.seenThrough(key),
+    threadReach: (key) => journal.threadReach(key),
 
     async reset(key) {
       abortTurn(key, "reset");

@@ -8,6 +8,8 @@ import { parseConversationKey } from "../keys.js";
 import { type Place, placeSchema } from "../place.js";
 import type { InboundMessage } from "./types.js";
 
+const positionSchema = z.string().regex(/^\d+(\.\d+)?$/, "expected a decimal position");
+
 const inboundSchema = z.object({
   id: z.string().min(1),
   conversation: z.string().refine((k) => {
@@ -35,10 +37,8 @@ const inboundSchema = z.object({
     .optional(),
   place: placeSchema,
   context: z.array(z.string()).optional(),
-  position: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, "expected a decimal position")
-    .optional(),
+  position: positionSchema.optional(),
+  through: positionSchema.optional(),
   viewing: z.string().max(200).optional(),
   receivedAt: z.number(),
 });

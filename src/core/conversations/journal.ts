@@ -8,7 +8,7 @@ import type { Store } from "../../store/types.js";
 import { type ConversationKey, parseConversationKey } from "../keys.js";
 import type { LogEntry } from "./log-entry.js";
 import { laterPosition } from "./position.js";
-import type { InboundMessage } from "./types.js";
+import type { InboundMessage, ThreadReach } from "./types.js";
 
 /** Journaled messages read to find how far the transcript reaches (concurrent deliveries reorder a few). */
 const SEEN_TAIL = 32;
@@ -43,8 +43,8 @@ export interface Journal {
   /** Inbox entries from index `from` on. */
   inboxFrom(conversation: ConversationKey, from: number): Promise<InboundMessage[]>;
   inboxLength(conversation: ConversationKey): Promise<number>;
-  /** The highest `position` among the last journaled messages (see `Conversations.seenThrough`). */
-  seenThrough(conversation: ConversationKey): Promise<string | undefined>;
+  /** Highest `position` and `through` among the last journaled messages (`Conversations.threadReach`). */
+  threadReach(conversation: ConversationKey): Promise<ThreadReach>;
   /** Append entries; `expectedLength` is the log length before them (else `LogConflictError`). */
   appendLog(
     conversation: ConversationKey,
@@ -74,12 +74,16 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
     },
     inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
     inboxLength: (c) => store.length(K.inbox(c)),
-    async seenThrough(c) {
-      // Messages are journaled close to platform order; the last few hold the highest position.
+    async threadReach(c) {
+      // Messages are journaled close to platform order; the last few hold the highest positions.
       const tail = await store.range<InboundMessage>(K.inbox(c), -SEEN_TAIL, -1);
-      let through: string | undefined;
-      for (const m of tail) through = laterPosition(through, m.position);
-      return through;
+      let seen: string | undefined;
+      let covered: string | undefined;
+      for (const m of tail) {
+        seen = laterPosition(seen, m.position);
+        covered = laterPosition(covered, m.through);
+      }
+      return { ...(seen ? { seen } : {}), ...(covered ? { covered } : {}) };
     },
     async appendLog(c, entries, expectedLength) {
       const length = await store.append(K.log(c), entries);

@@ -33,9 +33,22 @@ export interface InboundMessage {
    * `position.ts`). Journaled, so the transcript itself says how far into the thread it reaches.
    */
   position?: string;
+  /**
+   * Set when the adapter read the thread up to this message (its `context` is everything unseen
+   * before it): every thread message up to this position is then in the transcript.
+   */
+  through?: string;
   /** What the user has open beside the conversation (Slack's assistant panel: "#general"). */
   viewing?: string;
   receivedAt: number;
+}
+
+/** How far a conversation's transcript reaches into its platform thread (positions: `position.ts`). */
+export interface ThreadReach {
+  /** The highest `position` journaled; undefined when nothing was (Neo never addressed there). */
+  seen?: string;
+  /** The highest `through`: every thread message up to it is in the transcript. */
+  covered?: string;
 }
 
 /** How a turn talks back on a platform. */
@@ -76,11 +89,8 @@ export interface Conversations {
    * the platform. `io` overrides the adapter's default IO for this turn (e.g. `/neo ask`).
    */
   submit(message: InboundMessage, io?: ConversationIO): Promise<SubmitResult>;
-  /**
-   * How far into its platform thread the conversation's transcript reaches: the highest `position`
-   * journaled there, or undefined when nothing was (Neo was never addressed in that thread).
-   */
-  seenThrough(conversation: ConversationKey): Promise<string | undefined>;
+  /** How far into its platform thread the conversation's transcript reaches. */
+  threadReach(conversation: ConversationKey): Promise<ThreadReach>;
   /** Whether `user` has spoken in the conversation (journaled a message there). */
   spokeIn(conversation: ConversationKey, user: UserKey): Promise<boolean>;
   /** Cancel any running turn and start the thread over. */
