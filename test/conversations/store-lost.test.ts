@@ -100,6 +100,22 @@ describe("Redis restarted empty", () => {
     expect(ep.violations).toEqual([]);
   });
 
+  it("a redelivery of a message journaled before is still a duplicate", { timeout: 60_000 }, async () => {
+    const { ep, h, restartEmpty } = await setUp();
+    ep.fallback(answer);
+    const conv = await h.open({ sweepMs: 100 });
+    const key = "console:local:main:t3";
+    const m1 = inbound(key, "first Q1");
+    await conv.submit(m1);
+    await until("Q1 answered", () => saysOf(h.told, key).length === 1);
+    await restartEmpty();
+    // Slack retries a delivery it saw fail; the store's claim went with Redis, this instance's did not.
+    expect(await conv.submit(m1)).toEqual({ accepted: false, reason: "duplicate" });
+    await conv.submit(inbound(key, "second Q2"));
+    await until("Q2 answered", () => saysOf(h.told, key).length === 2);
+    expect(saysOf(h.told, key)).toEqual(["answered Q1", "answered Q2"]);
+  });
+
   it("mid-turn, with a message waiting: the turn resumes and every message is answered once", {
     timeout: 60_000,
   }, async () => {

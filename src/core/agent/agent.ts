@@ -35,6 +35,13 @@ import { deliverFiles, IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-fil
 
 export const CANCELLED_RESULT = "Cancelled by the user before this call finished.";
 
+/** The turn's answer was shown, but logging it failed (`cause`): the turn is answered, not failed. */
+export class AnswerShownError extends Error {
+  constructor(cause: unknown) {
+    super("the answer was shown but could not be logged", { cause });
+  }
+}
+
 export class AgentBusyError extends Error {
   readonly code = "AGENT_BUSY";
 }
@@ -264,7 +271,12 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
           await append({ role: "user", content: EMPTY_NUDGE }, ctx);
           continue;
         }
-        await append({ role: "assistant", content: res.content }, ctx);
+        await append({ role: "assistant", content: res.content }, ctx).catch(async (err: unknown) => {
+          // The log could not take it (the store went away): the answer the user may be watching
+          // being written is finished all the same, never left "stopped" to be answered again.
+          await view.answer(text);
+          throw new AnswerShownError(err);
+        });
         await view.answer(text);
         deps.memory.writeBack({
           user: input.speaker.userKey,

@@ -254,12 +254,22 @@ export function createConversations(options: ConversationsOptions): Conversation
     async submit(raw, io) {
       if (closing) return { accepted: false, reason: "shutting_down" } satisfies SubmitResult;
       const message = parseInbound(raw);
-      const fresh = await journal.record(message);
+      const t = thread(message.conversation);
+      // Held before it is journaled, so a read of the inbox that sees it always finds it here to drop.
+      const mine = !t.unfetched.has(message.id);
+      if (mine) t.unfetched.set(message.id, message);
+      let fresh = false;
+      try {
+        fresh = await journal.record(message);
+      } finally {
+        if (!fresh && mine) t.unfetched.delete(message.id);
+      }
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
-      const t = thread(message.conversation);
-      t.unfetched.set(message.id, message);
-      await speakers.record(message.conversation, message.speaker.userKey);
+      // Who spoke (for /neo reset) must not cost the message its turn: it is journaled already.
+      await speakers
+        .record(message.conversation, message.speaker.userKey)
+        .catch((err: unknown) => log.warn({ err, conversation: t.key }, "could not note the speaker"));
       t.lastSpeaker = message.speaker.userKey;
       if (io) t.ios.set(message.id, io);
       acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>

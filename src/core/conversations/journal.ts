@@ -40,6 +40,11 @@ export class LogLostError extends Error {
 export interface Journal {
   /** Record the message once: false when this platform id was already journaled (within the TTL). */
   record(message: InboundMessage): Promise<boolean>;
+  /**
+   * Record a message this instance journaled before and the store may have lost: the store's claim
+   * alone decides (false: it is there).
+   */
+  recordAgain(message: InboundMessage): Promise<boolean>;
   /** Inbox entries from index `from` on. */
   inboxFrom(conversation: ConversationKey, from: number): Promise<InboundMessage[]>;
   inboxLength(conversation: ConversationKey): Promise<number>;
@@ -64,14 +69,34 @@ export interface Journal {
   lockKey(conversation: ConversationKey): string;
 }
 
+/** How many recent claims an instance remembers (a platform redelivers within minutes). */
+const RECENT_CLAIMS = 20_000;
+
 export function createJournal(store: Store, dedupeTtlMs: number): Journal {
+  // Claims this instance made, until they expire: a redelivery of a message journaled here is a
+  // duplicate even if the store lost its claim (Redis restarted empty) along with the message.
+  const recent = new Map<string, number>();
+  const remember = (claim: string): void => {
+    recent.delete(claim);
+    recent.set(claim, Date.now() + dedupeTtlMs);
+    if (recent.size > RECENT_CLAIMS) recent.delete(recent.keys().next().value as string);
+  };
+  const append = async (message: InboundMessage): Promise<boolean> => {
+    // Claim, append and "has work" marker in one atomic step: a store that fails midway must not
+    // leave a claim that makes the platform's retry look like a duplicate of a message never kept.
+    const c = message.conversation;
+    const claim = K.seen(c, message.id);
+    const fresh = await store.appendOnce(claim, dedupeTtlMs, K.inbox(c), [message], K.pending(c));
+    if (fresh) remember(claim);
+    return fresh;
+  };
   return {
-    record(message) {
-      // Claim, append and "has work" marker in one atomic step: a store that fails midway must not
-      // leave a claim that makes the platform's retry look like a duplicate of a message never kept.
-      const c = message.conversation;
-      return store.appendOnce(K.seen(c, message.id), dedupeTtlMs, K.inbox(c), [message], K.pending(c));
+    async record(message) {
+      const until = recent.get(K.seen(message.conversation, message.id));
+      if (until !== undefined && until > Date.now()) return false;
+      return append(message);
     },
+    recordAgain: append,
     inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
     inboxLength: (c) => store.length(K.inbox(c)),
     async threadReach(c) {

@@ -26,8 +26,6 @@ export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
   // Shorter than what this instance read or wrote: the store lost it (no writer removes entries).
   if (held && (length < held.logLength || inboxLength < held.fetched)) return reseed(t, env, held);
   if (held && !held.stale && held.logLength === length) return held;
-  // The log says how an interrupted turn stands: it is resumed from there.
-  t.interrupted = null;
   const entries = await journal.readLog(t.key);
   const progress = progressOf(entries);
   const at = Date.now();
@@ -54,6 +52,7 @@ export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
       started: messagesSince(entries, open.logIndex),
     },
     stale: false,
+    reseeded: false,
   };
   return t.live;
 }
@@ -77,11 +76,12 @@ async function reseed(t: Thread, env: ThreadEnv, held: Live): Promise<Live> {
     pending: [],
     open: null,
     stale: false,
+    reseeded: true,
   };
   t.delivered = null;
   const again = [...held.pending, ...t.unfetched.values()];
   let journaled = 0;
-  for (const m of again) if (await journal.record(m)) journaled++;
+  for (const m of again) if (await journal.recordAgain(m)) journaled++;
   log.warn(
     { conversation: t.key, kept: state.working.length, journaledAgain: journaled },
     "the store lost this conversation; its log restarts from the window held here",
@@ -105,7 +105,7 @@ export async function journalMissing(t: Thread, journal: Journal): Promise<boole
   let missing = false;
   for (const m of [...t.unfetched.values()]) {
     t.unfetched.delete(m.id);
-    if (await journal.record(m)) missing = true;
+    if (await journal.recordAgain(m)) missing = true;
   }
   return missing;
 }

@@ -26,6 +26,8 @@ export interface Live {
    * rebuilt from the log, unless the log came back shorter than this view (then this view reseeds it).
    */
   stale: boolean;
+  /** Made by a reseed: the log restarted from this view (no open turn in it, whatever ran). */
+  reseeded: boolean;
 }
 
 /** A job that must run while holding the lease (reset, compact). */
@@ -60,10 +62,15 @@ export interface Thread {
    */
   unfetched: Map<string, InboundMessage>;
   /**
-   * A turn the store cut (it went away mid-turn): resumed when the store answers again, or its
-   * `answer` (written by the model but never posted) posted.
+   * A turn the store cut (it went away mid-turn), finished when the store answers again: `answer` =
+   * the model had written it (`shown`: and the user saw it, but the log never got it).
    */
-  interrupted: { opening: InboundMessage; io: ConversationIO; answer: string | undefined } | null;
+  interrupted: {
+    opening: InboundMessage;
+    io: ConversationIO;
+    answer: string | undefined;
+    shown: boolean;
+  } | null;
 }
 
 /** The store went away or lost what it held: not the person's problem; the work resumes later. */

@@ -5,6 +5,7 @@
  * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
  * the log before the loop moves on.
  */
+import { AnswerShownError } from "../agent/agent.js";
 import { isShownAnswer } from "../agent/notes.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
 import { log } from "../log.js";
@@ -21,19 +22,9 @@ import type { ConversationIO, InboundMessage } from "./types.js";
 export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<number> {
   const { journal } = env;
   let live = await restore(t, env);
-  if (t.interrupted) {
-    // Cut by the store, and the store lost its log (else `restore` found the open turn there).
-    const { opening, io, answer } = t.interrupted;
-    t.interrupted = null;
-    if (answer !== undefined) {
-      await io.reporter.say(answer, { id: opening.id, resumed: true });
-      live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
-    } else {
-      t.ios.set(opening.id, io);
-      await runTurn(t, live, lease, env, opening, "resume");
-    }
-    live = await restore(t, env);
-  }
+  const cut = t.interrupted;
+  t.interrupted = null;
+  if (cut) live = await finishCut(t, live, lease, env, cut);
   if (live.open) {
     const open = live.open;
     live.open = null;
@@ -81,6 +72,43 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
     if (t.slot?.contended()) return live.taken;
   }
+}
+
+/**
+ * Finish a turn the store cut, now that it answers again. Shown answer: the log gets what it missed
+ * (the answer, if the log kept the turn; the end). Otherwise, if the log kept the turn, its open turn
+ * resumes as after a crash (`drain`); if the log was reseeded, the written answer is posted (adapters
+ * skip what is there) or the turn resumes.
+ */
+async function finishCut(
+  t: Thread,
+  live: Live,
+  lease: Lease,
+  env: ThreadEnv,
+  cut: NonNullable<Thread["interrupted"]>,
+): Promise<Live> {
+  const { journal } = env;
+  const { opening, io, answer } = cut;
+  if (cut.shown && answer !== undefined) {
+    // The log kept the turn open: it may hold the answer (written, but its acknowledgement lost).
+    const missed: LogEntry[] =
+      live.open && live.open.answer === undefined
+        ? [{ type: "message", message: { role: "assistant", content: answer }, at: Date.now() }]
+        : [];
+    live.logLength = await journal.appendLog(t.key, [...missed, endEntry("answered")], live.logLength);
+    // Rebuilt from the log, which now holds the answer.
+    if (live.open) t.live = null;
+    return restore(t, env);
+  }
+  if (!live.reseeded) return live;
+  if (answer !== undefined) {
+    await io.reporter.say(answer, { id: opening.id, resumed: true });
+    live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
+  } else {
+    t.ios.set(opening.id, io);
+    await runTurn(t, live, lease, env, opening, "resume");
+  }
+  return restore(t, env);
 }
 
 /**
@@ -191,13 +219,18 @@ async function runTurn(
   try {
     status = (await live.agent.chat(input, ctx)).status;
   } catch (err) {
-    if (!controller.signal.aborted && isStoreTrouble(err)) {
-      // The store went away mid-turn: the turn resumes when it answers again (`drain`), not failed.
-      log.warn({ err, conversation: t.key }, "turn cut by the store; it resumes when the store is back");
+    const shown = err instanceof AnswerShownError;
+    const cause = shown ? err.cause : err;
+    if (!controller.signal.aborted && isStoreTrouble(cause)) {
+      // The store went away mid-turn: the turn is finished when it answers again (`drain`), not failed.
+      log.warn(
+        { err: cause, conversation: t.key },
+        "turn cut by the store; it is finished when the store is back",
+      );
       const last = live.agent.state().working.at(-1);
       const answer = last !== lastBefore && isShownAnswer(last) ? last.content.trim() : undefined;
-      t.interrupted = { opening, io, answer };
-      throw err;
+      t.interrupted = { opening, io, answer, shown };
+      throw cause;
     }
     if (!controller.signal.aborted) {
       log.error({ err, conversation: t.key }, "turn failed");

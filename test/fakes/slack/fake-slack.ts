@@ -16,6 +16,8 @@ export interface FakeCall {
   at: number;
   /** HTTP status the fake answered. */
   status: number;
+  /** What the fake answered (a posted message's `ts`, for example), when it answered 200. */
+  result?: unknown;
 }
 
 export interface FakeMessage {
@@ -639,7 +641,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return;
       }
       const out = handle(method, args, token);
-      calls.push({ method, args, at: now, status: 200, ...(token ? { token } : {}) });
+      calls.push({ method, args, at: now, status: 200, result: out, ...(token ? { token } : {}) });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(out));
       notify();
