@@ -169,22 +169,20 @@ async function instantServer(): Promise<{ url: string; close: () => Promise<void
     req.resume();
     req.on("end", () => {
       const r = reply(step++ % (STEPS_PER_TURN + 1));
-      const message = {
+      // The client always streams: the answer as OpenAI streams it, in one delta (no pacing).
+      const base = { id: "x", object: "chat.completion.chunk", created: 0, model: "bench" };
+      const delta = {
         role: "assistant",
         content: r.content,
-        ...(r.toolCalls.length ? { tool_calls: r.toolCalls } : {}),
+        ...(r.toolCalls.length ? { tool_calls: r.toolCalls.map((c, index) => ({ index, ...c })) } : {}),
       };
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          id: "x",
-          object: "chat.completion",
-          created: 0,
-          model: "bench",
-          choices: [{ index: 0, message, finish_reason: r.finishReason, logprobs: null }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
+      const chunks = [
+        { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: r.finishReason }] },
+        { ...base, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+      ];
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
