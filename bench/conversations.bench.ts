@@ -188,8 +188,13 @@ export async function run(): Promise<BenchSection> {
       dataDir: dir,
       prefix: uniquePrefix("bench-conv"),
     });
-    rows.push(...(await section("redis", store, bare)));
-    await store.close();
+    try {
+      rows.push(...(await section("redis", store, bare)));
+    } finally {
+      // A bench run leaves nothing in the shared Redis (as a test run does).
+      for (const k of await store.keys("")) await store.delete(k);
+      await store.close();
+    }
   }
   return {
     title: "Conversations",
