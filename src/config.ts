@@ -250,14 +250,7 @@ const slackEnv = z.object({
         { title: "What do you remember?", message: "What do you remember about me?" },
       ]),
     )
-    .transform((s, ctx) => {
-      try {
-        return JSON.parse(s) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "not valid JSON" });
-        return z.NEVER;
-      }
-    })
+    .transform(parseJson)
     .pipe(
       z
         .array(z.object({ title: z.string().min(1).max(75), message: z.string().min(1).max(2000) }).strict())
@@ -351,14 +344,7 @@ const serverEnv = z.object({
   NEO_SPEND_RULES: z
     .string()
     .default("{}")
-    .transform((s, ctx) => {
-      try {
-        return JSON.parse(s) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "not valid JSON" });
-        return z.NEVER;
-      }
-    })
+    .transform(parseJson)
     .pipe(
       z.record(
         z.string().min(1),
@@ -434,6 +420,17 @@ const runtimeEnv = z.object({
 });
 
 /** The sections of the configuration, in the order the docs list them. */
+
+/** A variable that holds JSON: parsed, or one "not valid JSON" issue (its shape is checked next). */
+function parseJson(s: string, ctx: z.RefinementCtx): unknown {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    ctx.addIssue({ code: "custom", message: "not valid JSON" });
+    return z.NEVER;
+  }
+}
+
 export const configSections = [
   { title: "Model endpoint", schema: modelEnv },
   { title: "Agent loop", schema: loopEnv },
