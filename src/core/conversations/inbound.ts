@@ -86,5 +86,5 @@ export function placeOf(m: InboundMessage): Place {
 
 /** What the loop is told when it resumes a turn a restart cut short. */
 export const RESUME_NOTE =
-  "(Neo restarted while working on this. Tool calls that were running then have error results above. " +
-  "Continue from where you left off and give your answer.)";
+  "(Neo restarted while working on this; whatever was in progress then was lost (tool calls that were running " +
+  "have error results above). Continue from where you left off and give your answer.)";

@@ -5,7 +5,7 @@
 import { isShownAnswer } from "../agent/notes.js";
 import type { AgentState } from "../agent/types.js";
 import { compactionMarker, compactionNumber } from "../compaction/marker.js";
-import type { Message, ToolMessage } from "../llm/types.js";
+import type { AssistantMessage, Message, ToolMessage } from "../llm/types.js";
 import type { LogEntry } from "./log-entry.js";
 
 /** What a tool call that never returned (the process died or the turn was cut) reports on resume. */
@@ -73,6 +73,18 @@ export function tailOrphans(entries: readonly LogEntry[]): ToolMessage[] {
   return last.tool_calls
     .filter((c) => !answered.has(c.id))
     .map((c) => ({ role: "tool", tool_call_id: c.id, content: INTERRUPTED_TOOL_RESULT }));
+}
+
+/**
+ * The model's reply to the last input of the turn left open at log index `from`, when the log ends
+ * with that input (the process died while the model answered, or before its reply was logged): an
+ * empty assistant message, all that is known of it. The resume note then follows a reply, as the
+ * loop's nudges do, instead of being merged on the wire into that input: the resumed request extends
+ * the one the model may have answered.
+ */
+export function lostReply(entries: readonly LogEntry[], from: number): AssistantMessage[] {
+  if (!messagesSince(entries, from)) return [];
+  return loggedWindow(entries).working.at(-1)?.role === "user" ? [{ role: "assistant", content: "" }] : [];
 }
 
 function withSyntheticResults(working: Message[]): Message[] {
