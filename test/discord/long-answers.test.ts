@@ -34,8 +34,26 @@ describe("Discord: long answers are sent as files", () => {
     rig = await startRig();
     const { fake, ep } = rig;
     expect(LONG.length).toBeGreaterThan(8000);
-    ep.script({ reply: { text: LONG, stream: { deltas: 20 } } });
+    let threadId = "";
+    // The last piece waits until the draft shows (an answer finished within the draft's first-write
+    // delay is said whole, its file first, like an answer that was not streamed).
+    ep.script({
+      reply: {
+        text: LONG,
+        stream: {
+          deltas: 20,
+          beforeDelta: async (i) => {
+            if (i === 19)
+              await fake.waitForCall(
+                wrote(() => true, threadId),
+                "the draft",
+              );
+          },
+        },
+      },
+    });
     const m = await fake.say(fake.alice, fake.channel, "write the plan", { mentionBot: true });
+    threadId = m.id;
     const short = `${para(1).slice(0, para(1).slice(0, 400).lastIndexOf(" "))}…\n\n*(The full answer is attached as answer.md.)*`;
     await untilShown(fake, m.id, [short, ""]);
     expect(botMessages(fake, m.id).map(attachmentsOf)).toEqual([[], ["answer.md"]]);
@@ -52,8 +70,23 @@ describe("Discord: long answers are sent as files", () => {
   it("a large code block goes as code.py; the message names it in the block's place", async () => {
     rig = await startRig();
     const { fake, ep } = rig;
-    ep.script({ reply: { text: WITH_CODE } });
     const dm = fake.dm(fake.alice);
+    // The last piece waits until the draft shows.
+    ep.script({
+      reply: {
+        text: WITH_CODE,
+        stream: {
+          deltas: 3,
+          beforeDelta: async (i) => {
+            if (i === 2)
+              await fake.waitForCall(
+                wrote(() => true, dm.id),
+                "the draft",
+              );
+          },
+        },
+      },
+    });
     await fake.say(fake.alice, dm, "write a script");
     // Streamed: the draft (now the message) stands before the file posted beside it.
     await untilShown(fake, dm.id, [

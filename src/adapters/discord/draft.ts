@@ -4,11 +4,17 @@
  * are brought up to date by one paced job per channel (the pacer keeps the channel at most one
  * update per interval and merges everything in between). The message being written carries the
  * Stop button; the finished answer carries none, and its messages hold exactly `splitMessage(final)`.
+ * The first write waits `firstWriteMs` after the first text: an answer finished by then is posted
+ * once, whole (a partial posted sooner costs an edit, and the paced edit shows the finished answer
+ * no sooner than one interval after it).
  */
 import type { AnswerDraft } from "../../core/reporter.js";
 import type { Pacer } from "./coalesce.js";
 import { splitMessage } from "./split.js";
 import type { StopRow } from "./stop-button.js";
+
+/** From the first text to the first write. */
+export const DRAFT_FIRST_WRITE_MS = 500;
 
 /** Where the draft's messages live (a channel, or an interaction's follow-ups). */
 export interface DraftTarget {
@@ -25,6 +31,8 @@ export interface DiscordDraftOptions {
   channelId: string;
   /** The Stop button row shown on the message being written (none when the turn cannot be stopped). */
   stopRow?: StopRow;
+  /** From the first text to the first write (default `DRAFT_FIRST_WRITE_MS`). */
+  firstWriteMs?: number;
   /** Text is about to appear for the first time (stop typing). */
   onFirstText(): void;
   /** The draft is over: `finished` (the answer landed: remove the status line) or taken back (work goes on). */
@@ -42,6 +50,8 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
   let latest = "";
   let done = false;
   let started = false;
+  /** The first write, until it is due. */
+  let firstWrite: NodeJS.Timeout | null = null;
   /** Taken back: no paced turn may write again. */
   let discarded = false;
 
@@ -98,19 +108,31 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
 
   const push = (): void => o.pacer.push(o.channelId, step);
 
+  const holdNoMore = (): void => {
+    if (firstWrite) clearTimeout(firstWrite);
+    firstWrite = null;
+  };
+
   return {
     update(text) {
       if (done) return;
+      latest = text;
       if (!started) {
         started = true;
         o.onFirstText();
+        firstWrite = setTimeout(() => {
+          firstWrite = null;
+          push();
+        }, o.firstWriteMs ?? DRAFT_FIRST_WRITE_MS);
+        firstWrite.unref();
+        return;
       }
-      latest = text;
-      push();
+      if (!firstWrite) push();
     },
     async finish(text) {
       done = true;
       latest = text;
+      holdNoMore();
       push();
       try {
         await o.pacer.settle(o.channelId);
@@ -123,6 +145,7 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
     async discard() {
       done = true;
       discarded = true;
+      holdNoMore();
       await o.pacer.cancel(o.channelId);
       for (const s of shown.splice(0)) await o.target.remove(s.id);
       await o.onEnd(false);

@@ -1,7 +1,8 @@
 /**
- * The Reporter for message-triggered turns in a thread or DM: typing kept alive while the turn runs,
- * one status line created on the first `status` and edited in place (coalesced) after that, removed
- * when the answer lands; `say` posts new messages split at 2,000 characters (nonces derived from the
+ * The Reporter for message-triggered turns in a thread or DM: typing kept alive while the turn runs
+ * (from a second in: an answer ready sooner is posted alone, see `typing.ts`), one status line
+ * created on the first `status` and edited in place (coalesced) after that, removed when the answer
+ * lands; `say` posts new messages split at 2,000 characters (nonces derived from the
  * answer's key, so posting it again after a crash shows nothing new); `notice` posts a visible
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
  * restart removes a line the previous one left behind. `draft` shows the answer as it is written
@@ -24,7 +25,7 @@ import { uploadJob } from "./upload.js";
 const STATUS_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface MessageReporter extends Reporter {
-  /** The turn is about to run (a message was taken): show typing at once. */
+  /** The turn is about to run (a message was taken): type unless the answer shows within the delay. */
   begin(): void;
   /** The message was not taken after all (duplicate): stop typing. */
   end(): void;
@@ -119,6 +120,8 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
       await statusId;
     },
     async say(text, key) {
+      // The answer is on its way: a typing call now would only queue beside it.
+      typing.stop();
       try {
         await postAll(text, key);
       } finally {
