@@ -23,9 +23,16 @@ export function redisServerArgs(port: number, persistDir?: string, password?: st
   ];
 }
 
-/** Start one on `port` (requiring `password` when given); resolves once it accepts connections. */
-export async function startRedisServer(port: number, password?: string): Promise<ChildProcess> {
-  const child = spawn("redis-server", redisServerArgs(port, undefined, password));
+/**
+ * Start one on `port` (requiring `password` when given; with its data in `persistDir`'s append-only
+ * file when given); resolves once it accepts connections.
+ */
+export async function startRedisServer(
+  port: number,
+  password?: string,
+  persistDir?: string,
+): Promise<ChildProcess> {
+  const child = spawn("redis-server", redisServerArgs(port, persistDir, password));
   await new Promise<void>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (d: Buffer) => {

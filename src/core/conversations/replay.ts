@@ -76,15 +76,14 @@ export function tailOrphans(entries: readonly LogEntry[]): ToolMessage[] {
 }
 
 /**
- * The model's reply to the last input of the turn left open at log index `from`, when the log ends
- * with that input (the process died while the model answered, or before its reply was logged): an
- * empty assistant message, all that is known of it. The resume note then follows a reply, as the
- * loop's nudges do, instead of being merged on the wire into that input: the resumed request extends
- * the one the model may have answered.
+ * The model's reply to the last input of a resumed turn, when its transcript ends with that input
+ * (the process died, or the store went away, while the model answered): an empty assistant message,
+ * all that is known of it. The resume note then follows a reply, as the loop's nudges do, instead of
+ * being merged on the wire into that input: the resumed request extends the one the model may have
+ * answered.
  */
-export function lostReply(entries: readonly LogEntry[], from: number): AssistantMessage[] {
-  if (!messagesSince(entries, from)) return [];
-  return loggedWindow(entries).working.at(-1)?.role === "user" ? [{ role: "assistant", content: "" }] : [];
+export function lostReply(working: readonly Message[]): AssistantMessage[] {
+  return working.at(-1)?.role === "user" ? [{ role: "assistant", content: "" }] : [];
 }
 
 function withSyntheticResults(working: Message[]): Message[] {

@@ -9,7 +9,6 @@ import type { Journal } from "./journal.js";
 import type { LogEntry } from "./log-entry.js";
 import {
   answerSince,
-  lostReply,
   messagesSince,
   progressOf,
   recallDrop,
@@ -30,15 +29,9 @@ export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
   const entries = await journal.readLog(t.key);
   const progress = progressOf(entries);
   const at = Date.now();
-  const open = progress.openTurn;
-  const lost = open ? lostReply(entries, open.logIndex) : [];
-  const repair: LogEntry[] = [...tailOrphans(entries), ...lost].map((message) => ({
-    type: "message",
-    message,
-    at,
-  }));
+  const repair: LogEntry[] = tailOrphans(entries).map((message) => ({ type: "message", message, at }));
   // A rebuilt idle conversation keeps its last recalled turns; an open turn is resumed exactly.
-  if (!open) {
+  if (!progress.openTurn) {
     const { working, summary } = replay(entries);
     const turns = options.limits.recallTurns;
     const drop = recallDrop(working, turns);
@@ -46,6 +39,7 @@ export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
   }
   let logLength = entries.length;
   if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
+  const open = progress.openTurn;
   t.live = {
     agent: options.newAgent(replay([...entries, ...repair])),
     logLength,

@@ -14,6 +14,7 @@ import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordTurnStart } from "./observe.js";
+import { lostReply } from "./replay.js";
 import { fetchInbox, journalMissing, restore } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
 import type { ConversationIO, InboundMessage } from "./types.js";
@@ -162,6 +163,17 @@ export function turnContext(
   };
 }
 
+/** Log the reply a resumed turn lost (`lostReply`), and resume from the transcript that holds it. */
+async function recordLostReply(t: Thread, live: Live, env: ThreadEnv): Promise<void> {
+  const state = live.agent.state();
+  const lost = lostReply(state.working);
+  if (lost.length === 0) return;
+  const at = Date.now();
+  const entries: LogEntry[] = lost.map((message) => ({ type: "message", message, at }));
+  live.logLength = await env.journal.appendLog(t.key, entries, live.logLength);
+  live.agent = env.options.newAgent({ ...state, working: [...state.working, ...lost] });
+}
+
 async function runTurn(
   t: Thread,
   live: Live,
@@ -171,6 +183,7 @@ async function runTurn(
   mode: "new" | "resume" | "rerun",
 ): Promise<void> {
   const { journal } = env;
+  if (mode === "resume") await recordLostReply(t, live, env);
   if (mode === "new") {
     const start: LogEntry = { type: "turn-start", from: live.taken, id: opening.id, at: Date.now() };
     try {
