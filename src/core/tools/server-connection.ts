@@ -5,19 +5,12 @@
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancelledError, noteToolCallIds, requestIdOf, untilCancelled } from "./cancel.js";
 import { isStdio, resolveServerSpec, type ServerSpec } from "./manifest.js";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import { ToolTransportError } from "./types.js";
 
 export type ServerStatus = "starting" | "ready" | "dead" | "failed" | "disabled" | "closed";
@@ -81,12 +74,12 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
 
   const withStderr = (msg: string) => (stderrTail.trim() ? `${msg}; stderr: ${stderrTail.trim()}` : msg);
 
-  async function makeTransport(): Promise<Transport> {
+  async function makeTransport(sdk: McpSdk): Promise<Transport> {
     const resolved = resolveServerSpec(alias, spec, opts.env);
     if (isStdio(resolved)) {
       for (const dir of resolved.createDirs)
         await mkdir(resolve(resolved.cwd ?? ".", dir), { recursive: true });
-      const t = new StdioClientTransport({
+      const t = new sdk.StdioClientTransport({
         command: resolved.command,
         args: resolved.args,
         env: resolved.env,
@@ -100,7 +93,7 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       return noteToolCallIds(t);
     }
     return noteToolCallIds(
-      new StreamableHTTPClientTransport(new URL(resolved.url), {
+      new sdk.StreamableHTTPClientTransport(new URL(resolved.url), {
         requestInit: { headers: resolved.headers },
       }),
     );
@@ -135,13 +128,14 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     const gen = ++generation;
     stderrTail = "";
     status = "starting";
-    const c = new Client({ name: "neo", version: "0.1.0" }, { capabilities: {} });
+    const sdk = await loadMcpSdk();
+    const c = new sdk.Client({ name: "neo", version: "0.1.0" }, { capabilities: {} });
     const abort = new AbortController();
     let transport: Transport | undefined;
     const timer = setTimeout(() => {
       // After a failed connect the SDK ends stdin and waits 2 s before signalling the child; a
       // server that never answered gets SIGTERM now, so it cannot outlive a process that exits.
-      const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+      const pid = transport instanceof sdk.StdioClientTransport ? transport.pid : null;
       abort.abort();
       if (pid) {
         try {
@@ -152,7 +146,7 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       }
     }, opts.spawnTimeoutMs);
     try {
-      transport = await makeTransport();
+      transport = await makeTransport(sdk);
       c.onclose = () => {
         // Only a server that was serving can die; one that exits while starting fails `connect`.
         if (gen !== generation || status !== "ready") return;
@@ -160,7 +154,7 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
         error = withStderr("the server exited");
         opts.onWarning(`server "${alias}" died; it will be restarted on its next call (${error})`);
       };
-      c.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh(c, gen));
+      c.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => refresh(c, gen));
       const options = { timeout: opts.spawnTimeoutMs, signal: abort.signal };
       await c.connect(transport, options);
       const listed = await listAll(c, abort.signal);
@@ -236,6 +230,8 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
     const c = status === "ready" && client && !starting ? client : await ensureReady(label);
+    // Loaded by the start that made `c` ready.
+    const { ErrorCode, McpError } = (await loadMcpSdk()).types;
     if (signal?.aborted) throw new ToolTransportError(`${label} failed: cancelled`, label);
     const params = { name: tool, arguments: args };
     try {
@@ -247,7 +243,11 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       // Pre-2024-11 servers answer `{ toolResult }`.
       return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
     } catch (err) {
-      if (err instanceof McpError && !isTransportCode(err.code)) {
+      if (
+        err instanceof McpError &&
+        err.code !== ErrorCode.ConnectionClosed &&
+        err.code !== ErrorCode.RequestTimeout
+      ) {
         // The server answered with a JSON-RPC error (bad arguments, tool failure): in-band.
         return { content: [{ type: "text", text: `error from ${label}: ${err.message}` }], isError: true };
       }
@@ -294,10 +294,6 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     }),
     close,
   };
-}
-
-function isTransportCode(code: number): boolean {
-  return code === ErrorCode.ConnectionClosed || code === ErrorCode.RequestTimeout;
 }
 
 function messageOf(err: unknown): string {
