@@ -147,9 +147,9 @@ const loopEnv = z.object({
       "Past turns recalled from memory per model call; also the user turns a conversation rebuilt from the store keeps.",
     ),
   NEO_WRITEBACK_CONCURRENCY: int(1)
-    .default(2)
+    .optional()
     .describe(
-      "Write-back consolidations (cheap-model calls) running at once for the whole bot. Each user holds at most 8 queued turns (the seed's depth); a user's turns of one thread that wait together are consolidated in one call.",
+      "Cheap-model write-back calls running at once for the whole bot, users served in turn; unset = `NEO_MAX_CONCURRENT_TURNS`, a slot for each turn that can end at once. A user's call takes all their waiting turns, of every conversation (each conversation's records keep its place), so calls follow the users finishing turns, not their messages. At most 8 of a user's turns wait (the seed's depth); a full queue gets another call if a slot is free, else only that user's next turns are dropped (`neo_writeback_dropped_total`).",
     ),
 });
 
@@ -547,6 +547,17 @@ export function instanceIdOf(
   env: NodeJS.ProcessEnv = process.env,
 ): string {
   return cfg.NEO_INSTANCE_ID ?? (env.HOSTNAME || hostname());
+}
+
+/**
+ * Write-back calls at once: `NEO_WRITEBACK_CONCURRENCY`, else the turn slots. A user's waiting turns
+ * are one call, so write-back needs at most a slot per user finishing turns; as many slots as turns
+ * can run keeps it in step with the turns however far an operator scales them.
+ */
+export function writebackConcurrencyOf(
+  cfg: Pick<Config, "NEO_WRITEBACK_CONCURRENCY" | "NEO_MAX_CONCURRENT_TURNS">,
+): number {
+  return cfg.NEO_WRITEBACK_CONCURRENCY ?? cfg.NEO_MAX_CONCURRENT_TURNS;
 }
 
 /** Values that must never appear in logs or messages. */

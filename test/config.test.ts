@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig, writebackConcurrencyOf } from "../src/config.js";
 
 describe("config", () => {
   it("uses the seed numbers as defaults", () => {
@@ -7,6 +7,14 @@ describe("config", () => {
     expect([c.NEO_SOFT_PCT, c.NEO_HARD_PCT, c.NEO_REFAULT_EVERY]).toEqual([80, 92, 6]);
     expect([c.NEO_MAX_RETRIES_PER_TOOL, c.NEO_MAX_ADAPT_ATTEMPTS, c.NEO_RECALL_TURNS]).toEqual([3, 2, 16]);
     expect(c.NEO_APPROVAL_TTL_SECONDS).toBe(600);
+  });
+
+  it("runs as many write-back calls at once as turns, unless NEO_WRITEBACK_CONCURRENCY says otherwise", () => {
+    expect(writebackConcurrencyOf(loadConfig({}))).toBe(8);
+    expect(writebackConcurrencyOf(loadConfig({ NEO_MAX_CONCURRENT_TURNS: "200" }))).toBe(200);
+    const set = loadConfig({ NEO_MAX_CONCURRENT_TURNS: "200", NEO_WRITEBACK_CONCURRENCY: "4" });
+    expect(writebackConcurrencyOf(set)).toBe(4);
+    expect(() => loadConfig({ NEO_WRITEBACK_CONCURRENCY: "0" })).toThrow(/^NEO_WRITEBACK_CONCURRENCY: /);
   });
 
   it("names the variable and what it expects in one line", () => {

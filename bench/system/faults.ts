@@ -161,7 +161,7 @@ export async function runFault(name: FaultName, spec: LoadSpec, env: Record<stri
       firstAnswerAfterMs: firstAfter - done.removedAt,
       backlogClearedMs: Math.max(0, lastBefore - done.removedAt),
       topLogs: [...stack.logCounts.entries()]
-        .filter(([msg]) => !/write-back queue full/.test(msg))
+        .filter(([msg]) => !/write-back queue .*full/.test(msg))
         .sort((a, b) => b[1] - a[1])
         .slice(0, 4),
       sentDuringFault: load.all.filter((s) => s.sentAt >= done.faultAt && s.sentAt < done.removedAt).length,

@@ -89,7 +89,7 @@ export async function startBenchModel(latencyMs: number): Promise<BenchModel> {
       };
     }
     if (req.purpose === "writeback") {
-      return { text: '{"facts":[],"user_facts":[],"patterns":[],"outcome":null}', delayMs };
+      return { text: '{"conversations":[]}', delayMs };
     }
     if (req.purpose !== "turn") return { text: "Summary: a benchmark conversation.", delayMs };
     const last = req.messages.at(-1);

@@ -4,7 +4,7 @@
  * `core_execute`. Console and server mode both start from here, so there is one wiring.
  */
 
-import { type Config, instanceIdOf } from "../config.js";
+import { type Config, instanceIdOf, writebackConcurrencyOf } from "../config.js";
 import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
 import type { AgentDeps } from "../core/agent/deps.js";
@@ -72,7 +72,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     store,
     llm,
     recallTurns: cfg.NEO_RECALL_TURNS,
-    writebackConcurrency: cfg.NEO_WRITEBACK_CONCURRENCY,
+    writebackConcurrency: writebackConcurrencyOf(cfg),
   });
   const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
   const access = createAccessPolicy({ store, isAdmin });

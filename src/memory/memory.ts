@@ -40,9 +40,9 @@ export interface MemoryOptions {
   recallTurns?: number;
   /** Patterns shown at most (default 3). */
   maxPatterns?: number;
-  /** Write-back jobs each user may hold (default 8). */
+  /** Write-back jobs each user may have waiting (default 8). */
   writebackDepth?: number;
-  /** Write-back consolidations at once, all users (default 2). */
+  /** Write-back calls at once, all users (default 8). */
   writebackConcurrency?: number;
   writebackTimeoutMs?: number;
 }

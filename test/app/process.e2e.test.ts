@@ -31,7 +31,7 @@ const SECRETS = {
 /** Passwords written into URLs: REDIS_URL's and OPENAI_BASE_URL's (basic auth to a model proxy). */
 const REDIS_PASSWORD = "redis-SECRET-pw-0a1b2c3d4e";
 const MODEL_PASSWORD = "model-SECRET-pw-9z8y7x6w5v";
-const nothingDurable = JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null });
+const nothingDurable = JSON.stringify({ conversations: [] });
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 
 const cleanups: Array<() => Promise<unknown>> = [];

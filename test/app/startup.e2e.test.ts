@@ -71,7 +71,7 @@ describe("start-up", () => {
   it("the console chat with the shipped .env.example prints answers, and no info-level log lines", async () => {
     const ep = await startScriptedOpenAI([{ reply: { text: "Hello from the console." } }]);
     cleanups.push(() => ep.close());
-    ep.fallback(() => ({ text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) }));
+    ep.fallback(() => ({ text: JSON.stringify({ conversations: [] }) }));
     const envFile = join(dataDir(), "env");
     copyFileSync(".env.example", envFile);
     const bot = startBot({ NEO_ENV_FILE: envFile, OPENAI_BASE_URL: ep.url, NEO_DATA_DIR: dataDir() });

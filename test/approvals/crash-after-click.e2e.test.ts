@@ -46,8 +46,7 @@ describe.skipIf(!redis.ok)(
           return {
             toolCalls: [{ name: "wallet__transfer", arguments: { to: "0xabc", amount: "5", asset: "USDC" } }],
           };
-        if (r.purpose !== "turn")
-          return { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) };
+        if (r.purpose !== "turn") return { text: JSON.stringify({ conversations: [] }) };
         return r.messages.some((m) => m.role === "tool")
           ? { text: "The transfer did not run." }
           : { toolCalls: [{ name: "core_execute", arguments: { intent: "send 5 USDC to 0xabc" } }] };

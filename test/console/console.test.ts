@@ -87,7 +87,7 @@ describe("console chat (npm start without a platform token)", () => {
       // The cortex is wired too: the finished turn is consolidated before the process exits.
       {
         match: (r) => r.purpose === "writeback",
-        reply: { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
+        reply: { text: JSON.stringify({ conversations: [] }) },
       },
     ]);
     const run = start(["npx", "tsx", "src/main.ts"], { OPENAI_BASE_URL: ep.url });

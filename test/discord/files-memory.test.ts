@@ -61,7 +61,11 @@ describe.skipIf(!redis.ok)("Discord: files and memory", () => {
         expect: (r) => {
           writeback = r;
         },
-        reply: { text: JSON.stringify({ user_facts: ["north total is TOTAL-5531"] }) },
+        reply: {
+          text: JSON.stringify({
+            conversations: [{ conversation: 1, user_facts: ["north total is TOTAL-5531"] }],
+          }),
+        },
       },
     );
     const dm = fake.dm(fake.alice);

@@ -23,7 +23,9 @@ const CODENAME = "PRIV-4242";
 
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
-const userFacts = (...facts: string[]) => JSON.stringify({ user_facts: facts });
+/** The cheap model's write-back answer for a one-conversation prompt. */
+const writeback = (entry: object) => JSON.stringify({ conversations: [{ conversation: 1, ...entry }] });
+const userFacts = (...facts: string[]) => writeback({ user_facts: facts });
 
 describe.skipIf(!redis.ok)("Discord memory by place, two people, three places", () => {
   let rig: Rig | undefined;
@@ -147,7 +149,7 @@ describe.skipIf(!redis.ok)("Discord memory by place, two people, three places", 
       aliceDm,
       "my pronouns are she/her, remember this everywhere",
       [{ label: "alice widens", match: isTurn, reply: { text: "I'll remember that everywhere." } }],
-      JSON.stringify({ user_facts: ["Alice's pronouns are she/her."], remember_everywhere: true }),
+      writeback({ user_facts: ["Alice's pronouns are she/her."], remember_everywhere: true }),
     );
     await step(
       fake.alice,

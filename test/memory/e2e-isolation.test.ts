@@ -39,6 +39,9 @@ const thread = (ts: string) =>
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
 const nothingDurable = { facts: [], user_facts: [], patterns: [], outcome: null };
+const NOTHING = JSON.stringify({ conversations: [] });
+/** The cheap model's write-back answer for a one-conversation prompt. */
+const writeback = (entry: object) => JSON.stringify({ conversations: [{ conversation: 1, ...entry }] });
 const everything = (r: ScriptedRequest) => JSON.stringify({ system: r.system, messages: r.messages });
 
 for (const { name, factory, skip } of BACKENDS) {
@@ -84,7 +87,7 @@ for (const { name, factory, skip } of BACKENDS) {
             expect(r.messages[0]!.content).toContain(SECRET);
           },
           reply: {
-            text: JSON.stringify({
+            text: writeback({
               ...nothingDurable,
               user_facts: [`Ana's deploy token lives in vault at ${SECRET}.`],
             }),
@@ -110,7 +113,7 @@ for (const { name, factory, skip } of BACKENDS) {
           },
           reply: { text: `It is in vault at ${SECRET}.` },
         },
-        { label: "write-back ana asks", match: isWriteback, reply: { text: JSON.stringify(nothingDurable) } },
+        { label: "write-back ana asks", match: isWriteback, reply: { text: NOTHING } },
       );
       const second = await createAgent(deps).chat(
         { text: "where does my deploy token live?", speaker: ana },
@@ -141,7 +144,7 @@ for (const { name, factory, skip } of BACKENDS) {
           },
           reply: { text: "I don't know where your deploy token lives." },
         },
-        { label: "write-back ben", match: isWriteback, reply: { text: JSON.stringify(nothingDurable) } },
+        { label: "write-back ben", match: isWriteback, reply: { text: NOTHING } },
       );
       const third = await createAgent(deps).chat(
         { text: "where does my deploy token live?", speaker: ben },
@@ -171,7 +174,7 @@ for (const { name, factory, skip } of BACKENDS) {
         {
           label: "write-back after ana",
           match: isWriteback,
-          reply: { text: JSON.stringify({ ...nothingDurable, user_facts: ["Prefers tabs over spaces."] }) },
+          reply: { text: writeback({ ...nothingDurable, user_facts: ["Prefers tabs over spaces."] }) },
         },
       );
       await agent.chat({ text: "I prefer tabs over spaces", speaker: ana }, ctx());
@@ -192,7 +195,7 @@ for (const { name, factory, skip } of BACKENDS) {
           match: isWriteback,
           expect: (r) =>
             expect(r.messages[0]!.content).toContain("THE TURN TO CONSOLIDATE ===\nUSER: Ben: I use vim"),
-          reply: { text: JSON.stringify({ ...nothingDurable, user_facts: ["Uses vim."] }) },
+          reply: { text: writeback({ ...nothingDurable, user_facts: ["Uses vim."] }) },
         },
       );
       await agent.chat({ text: "I use vim", speaker: ben }, ctx());

@@ -8,7 +8,11 @@ import type { Message } from "../../src/core/llm/types.js";
 import { createMemory, type Memory } from "../../src/memory/memory.js";
 import type { Store } from "../../src/store/types.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
-import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
+import {
+  type ScriptedOpenAI,
+  type ScriptedRequest,
+  startScriptedOpenAI,
+} from "../support/scripted-openai.js";
 import { BACKENDS, type Backend } from "./support/stores.js";
 
 const ANA = "slack:T1:U_ANA";
@@ -17,6 +21,11 @@ const CAT = "slack:T1:U_CAT";
 const CONV = "slack:T1:C1:1700000000.000100";
 /** CONV's channel: a public channel of T1. */
 const CHANNEL = { kind: "public", workspace: "T1" } as const;
+/** Ana's DM with Neo, and a private channel of T1. */
+const DM = "slack:T1:D_ANA";
+const ANA_DM = { kind: "dm", workspace: "T1" } as const;
+const PRIVATE = "slack:T1:G1:1700000000.000200";
+const PRIVATE_PLACE = { kind: "private", workspace: "T1" } as const;
 /** A recall from the user's DM: every record of theirs is visible there. */
 const speaker = (userKey: string) => ({
   speaker: { userKey, displayName: userKey.split(":")[2]! },
@@ -30,6 +39,37 @@ const exchange = (speaker: string, user: string, answer: string): Message[] => [
 ];
 
 const reply = (obj: unknown) => ({ reply: { text: typeof obj === "string" ? obj : JSON.stringify(obj) } });
+/** The cheap model's answer for a one-conversation prompt. */
+const answer = (entry: object) => JSON.stringify({ conversations: [{ conversation: 1, ...entry }] });
+const empty = { conversations: [] };
+
+/**
+ * A naive cheap model: each `USER:` line of a conversation section's turns becomes a fact of that
+ * section, and it asks every section to be remembered everywhere (only the user's own words there
+ * may make it so).
+ */
+function promoteUserLines(req: ScriptedRequest) {
+  const prompt = String(req.messages[0]!.content);
+  const sections = prompt.split(/^### CONVERSATION \d+ ###$/m).slice(1);
+  const conversations = sections.map((text, i) => ({
+    conversation: i + 1,
+    facts: text
+      .split("\n")
+      .filter((l) => l.startsWith("USER: "))
+      .map((l) => l.slice("USER: ".length)),
+    remember_everywhere: true,
+  }));
+  return { text: JSON.stringify({ conversations }) };
+}
+
+/** A promise and the function that settles it: holds a scripted answer open until released. */
+function gate() {
+  let open!: () => void;
+  const held = new Promise<void>((r) => {
+    open = r;
+  });
+  return { held, open };
+}
 
 for (const { name, factory, skip } of BACKENDS) {
   describe.skipIf(skip)(`memory port on ${name}`, () => {
@@ -66,7 +106,7 @@ for (const { name, factory, skip } of BACKENDS) {
           expect(req.messages[0]!.content).toContain("USER: I'm Ana and our prod cluster is eks-prod-7");
         },
         reply: {
-          text: `Here you go:\n\`\`\`json\n${JSON.stringify({
+          text: `Here you go:\n\`\`\`json\n${answer({
             facts: ["Ana's team runs production on the EKS cluster eks-prod-7."],
             user_facts: ["The user's name is Ana.", "Ana prefers short answers."],
             patterns: [
@@ -171,55 +211,52 @@ for (const { name, factory, skip } of BACKENDS) {
       }
     });
 
-    it("holds 8 jobs per user: that user's 9th is dropped and counted, another user's is taken", async () => {
-      await setup("drops");
-      const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
-      let release!: () => void;
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
+    it("lets 8 jobs per user wait: that user's 9th waiting is dropped and counted, another user's is taken", async () => {
+      // One consolidation at a time: Ana's first, held open, leaves no slot for her full queue.
+      await setup("drops", { concurrency: 1 });
+      const ana = gate();
       // Ana's first consolidation is held open so her next jobs wait behind it.
       ep.script({
         match: (r) => String(r.messages[0]!.content).includes("job 0"),
-        reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } },
+        reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => ana.held } },
       });
       ep.script(reply(empty), reply(empty));
       const accepted: boolean[] = [];
-      for (let i = 0; i < 9; i++) {
+      for (let i = 0; i < 10; i++) {
         memory.port.writeBack({
           user: ANA,
-          conversation: CONV,
-          place: CHANNEL,
+          conversation: i % 2 ? DM : CONV,
+          place: i % 2 ? ANA_DM : CHANNEL,
           transcript: exchange(ANA, `job ${i}`, "ok"),
         });
         accepted.push(memory.stats().drops === 0);
+        if (i === 0) await ep.waitForRequest(1);
       }
-      expect(accepted).toEqual([true, true, true, true, true, true, true, true, false]);
+      // One running, 8 waiting: the 10th is Ana's 9th waiting.
+      expect(accepted).toEqual([true, true, true, true, true, true, true, true, true, false]);
       memory.port.writeBack({
         user: BEN,
         conversation: CONV,
         place: CHANNEL,
         transcript: exchange(BEN, "ben", "ok"),
       });
-      expect(memory.stats()).toMatchObject({ depth: 9, capacity: 8, drops: 1 });
-      release();
+      expect(memory.stats()).toMatchObject({ capacity: 8, drops: 1, depth: 10 });
+      ana.open();
       await memory.drained();
-      // Ana's 7 waiting jobs of one thread were coalesced into one call.
-      expect(memory.stats()).toMatchObject({ depth: 0, drops: 1, processed: 9, calls: 3 });
+      // Ana's 8 waiting jobs, of two conversations, were coalesced into one call; then Ben's.
+      expect(memory.stats()).toMatchObject({ depth: 0, drops: 1, processed: 10, calls: 3 });
       const prompts = ep.requests
         .filter((r) => r.purpose === "writeback")
         .map((r) => String(r.messages[0]!.content));
       expect(prompts).toHaveLength(3);
-      const coalesced = prompts.find((p) => p.includes("job 1"))!;
-      expect(coalesced).toContain("7 turns since the last write-back");
-      for (let i = 1; i < 8; i++) expect(coalesced).toContain(`USER: job ${i}`);
-      expect(prompts.join()).not.toContain("job 8");
-      expect(prompts.some((p) => p.includes("USER: ben") && !p.includes("job"))).toBe(true);
+      for (let i = 1; i < 9; i++) expect(prompts[1]).toContain(`USER: job ${i}`);
+      expect(prompts[2]).toContain("USER: ben");
+      expect(prompts[2]).not.toContain("job");
+      expect(prompts.join()).not.toContain("job 9");
     });
 
     it("runs at most the configured consolidations at once, across users", async () => {
       await setup("concurrency", { concurrency: 2 });
-      const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
       let release!: () => void;
       const held = new Promise<void>((r) => {
         release = r;
@@ -240,44 +277,101 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(memory.stats()).toMatchObject({ depth: 0, running: 0, processed: 3, calls: 3 });
     });
 
-    it("consolidates jobs of different threads of one user separately, in order", async () => {
-      await setup("threads");
-      const empty = { facts: [], user_facts: [], patterns: [], outcome: null };
-      let release!: () => void;
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
-      ep.script({ reply: { text: JSON.stringify(empty), stream: { beforeDelta: () => held } } });
-      ep.script(reply(empty), reply(empty));
-      const OTHER = "slack:T1:D1:dm";
-      memory.port.writeBack({
-        user: ANA,
-        conversation: CONV,
-        place: CHANNEL,
-        transcript: exchange(ANA, "first", "ok"),
-      });
-      memory.port.writeBack({
-        user: ANA,
-        conversation: OTHER,
-        place: CHANNEL,
-        transcript: exchange(ANA, "in the DM", "ok"),
-      });
-      memory.port.writeBack({
-        user: ANA,
-        conversation: CONV,
-        place: CHANNEL,
-        transcript: exchange(ANA, "second", "ok"),
-      });
+    it("one user's turns of several conversations, faster than the model: none dropped, coalesced, each kept where it ran", async () => {
+      await setup("coalesce");
+      const where = [
+        { conversation: DM, place: ANA_DM },
+        { conversation: PRIVATE, place: PRIVATE_PLACE },
+        { conversation: CONV, place: CHANNEL },
+      ] as const;
+      const words = (i: number) => (i === 4 ? "turn 4: remember this everywhere" : `turn ${i}`);
+      const turn = (i: number) =>
+        memory.port.writeBack({
+          user: ANA,
+          ...where[i % 3]!,
+          transcript: exchange(ANA, words(i), "ok"),
+        });
+      const first = gate();
+      const second = gate();
+      ep.fallback(promoteUserLines);
+      ep.script(
+        {
+          match: (r) => String(r.messages[0]!.content).includes("USER: turn 0"),
+          reply: (r) => ({ ...promoteUserLines(r), stream: { beforeDelta: () => first.held } }),
+        },
+        {
+          match: (r) => String(r.messages[0]!.content).includes("USER: turn 1"),
+          reply: (r) => ({ ...promoteUserLines(r), stream: { beforeDelta: () => second.held } }),
+        },
+      );
+      turn(0);
       await ep.waitForRequest(1);
-      release();
+      // 8 more while the first call runs: all wait (at most 8), none is dropped.
+      for (let i = 1; i <= 8; i++) turn(i);
+      expect(memory.stats()).toMatchObject({ drops: 0, depth: 9 });
+      first.open();
+      await ep.waitForRequest(2);
+      // 3 more while the coalesced call runs.
+      for (let i = 9; i <= 11; i++) turn(i);
+      second.open();
       await memory.drained();
+      expect(memory.stats()).toMatchObject({ drops: 0, failed: 0, processed: 12, calls: 3 });
+
       const prompts = ep.requests.map((r) => String(r.messages[0]!.content));
       expect(prompts).toHaveLength(3);
-      // The thread waiting longest goes first; a DM's turn is never mixed into a channel's call.
-      expect(prompts[1]).toContain("USER: in the DM");
-      expect(prompts[1]).not.toContain("second");
-      expect(prompts[2]).toContain("USER: second");
-      expect(prompts[2]).not.toContain("in the DM");
+      // The second call holds turns 1-8, a section per conversation in the order they waited.
+      const sections = prompts[1]!.split(/^### CONVERSATION \d+ ###$/m).slice(1);
+      expect(sections).toHaveLength(3);
+      for (let i = 1; i <= 8; i++) expect(sections[(i - 1) % 3]).toContain(`USER: ${words(i)}`);
+      expect(sections[0]).toContain("3 turns since the last write-back");
+
+      // Every turn's fact is learned in its own conversation and place; only the private
+      // channel's section of the second call (whose words say "everywhere") is widened.
+      const facts = (await memory.pager.records(ANA)).filter((r) => r.kind === "fact");
+      expect(facts).toHaveLength(12);
+      for (let i = 0; i < 12; i++) {
+        const fact = facts.find((r) => r.statement === words(i));
+        const widened = i % 3 === 1 && i >= 1 && i <= 8;
+        expect(fact, words(i)).toMatchObject({
+          source: where[i % 3]!.conversation,
+          learned: { ...where[i % 3]!.place, ...(widened ? { everywhere: true } : {}) },
+        });
+        if (!widened) expect(fact!.learned?.everywhere, words(i)).toBeUndefined();
+      }
+    });
+
+    it("a user's queue that fills while their consolidation runs gets another; the cortex is written in the order they started", async () => {
+      await setup("full-queue");
+      const GOAL = "Migrate the billing service to eks-prod-8";
+      const first = gate();
+      ep.script(
+        {
+          match: (r) => String(r.messages[0]!.content).includes("USER: turn 0"),
+          reply: {
+            text: answer({ goal: { statement: GOAL, status: "active" } }),
+            stream: { beforeDelta: () => first.held },
+          },
+        },
+        // Answered at once, while the first is still held: its goal change must wait for the first's.
+        { reply: { text: answer({ goal: { statement: GOAL, status: "done" } }) } },
+      );
+      for (let i = 0; i <= 8; i++) {
+        memory.port.writeBack({
+          user: ANA,
+          conversation: DM,
+          place: ANA_DM,
+          transcript: exchange(ANA, `turn ${i}`, "ok"),
+        });
+        if (i === 0) await ep.waitForRequest(1);
+      }
+      await ep.waitForRequest(2);
+      expect(memory.stats()).toMatchObject({ drops: 0, running: 2 });
+      first.open();
+      await memory.drained();
+      expect(memory.stats()).toMatchObject({ drops: 0, processed: 9, calls: 2 });
+      expect(memory.stats().written.goals).toBe(2);
+      const goals = (await memory.pager.records(ANA)).filter((r) => r.kind === "goal");
+      expect(goals).toMatchObject([{ statement: GOAL, status: "done" }]);
     });
 
     it("memory_recall digests only the calling speaker's records and profile", async () => {

@@ -20,6 +20,8 @@ const CONSTRAINT = "Never spend more than 5 USDC without asking first.";
 const GOAL = "Migrate the billing service to the eks-prod-8 cluster";
 const isTurn = (r: { purpose: string | null }) => r.purpose === "turn";
 const isWriteback = (r: { purpose: string | null }) => r.purpose === "writeback";
+/** The cheap model's write-back answer for a one-conversation prompt. */
+const writeback = (entry: object) => JSON.stringify({ conversations: [{ conversation: 1, ...entry }] });
 
 describe("the pinned block reaches the model, every part of it", () => {
   let backend: Backend;
@@ -63,7 +65,7 @@ describe("the pinned block reaches the model, every part of it", () => {
         match: isWriteback,
         expect: (r) => expect(String(r.messages[0]!.content)).not.toContain("OPEN GOAL ON RECORD"),
         reply: {
-          text: JSON.stringify({
+          text: writeback({
             facts: [],
             user_facts: [],
             patterns: [],
@@ -107,7 +109,7 @@ describe("the pinned block reaches the model, every part of it", () => {
         match: isWriteback,
         expect: (r) =>
           expect(String(r.messages[0]!.content)).toContain(`=== OPEN GOAL ON RECORD ===\n${GOAL}`),
-        reply: { text: JSON.stringify({ facts: [], goal: { statement: GOAL, status: "done" } }) },
+        reply: { text: writeback({ facts: [], goal: { statement: GOAL, status: "done" } }) },
       },
     );
     await agent().chat(

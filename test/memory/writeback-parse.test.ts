@@ -27,9 +27,16 @@ const full = {
   outcome: { summary: "Published v1.2.0", status: "success" },
 };
 
+/** The model's answer: one entry per conversation section it learned something from. */
+const answer = (...entries: unknown[]) => JSON.stringify({ conversations: entries });
+/** What a one-section prompt's answer `text` writes. */
+const only = (text: string) => parseWriteback(text, 1)[0]!;
+
 describe("parseWriteback", () => {
   it("reads an object out of a code fence", () => {
-    const out = parseWriteback(`\`\`\`json\n${JSON.stringify(full, null, 2)}\n\`\`\``);
+    const out = only(
+      `\`\`\`json\n${JSON.stringify({ conversations: [{ conversation: 1, ...full }] }, null, 2)}\n\`\`\``,
+    );
     expect(out).toEqual({
       facts: ["The repo uses pnpm workspaces."],
       userFacts: ["The user's name is Ana."],
@@ -51,8 +58,9 @@ describe("parseWriteback", () => {
   });
 
   it("reads hard constraints (at most 3) and a goal change", () => {
-    const out = parseWriteback(
-      JSON.stringify({
+    const out = only(
+      answer({
+        conversation: 1,
         facts: [],
         constraints: [
           "Never spend more than 5 USDC without asking.",
@@ -71,24 +79,45 @@ describe("parseWriteback", () => {
       "c3",
     ]);
     expect(out.goal).toEqual({ statement: "Migrate the billing service to eks-prod-8", status: "done" });
-    expect(parseWriteback(JSON.stringify({ goal: { statement: "x", status: "someday" } })).goal).toBeNull();
+    expect(only(answer({ conversation: 1, goal: { statement: "x", status: "someday" } })).goal).toBeNull();
   });
 
   it("reads an object surrounded by prose", () => {
-    const out = parseWriteback(`Sure! Here is the result:\n${JSON.stringify(full)}\nHope that helps.`);
+    const out = only(`Sure! Here is the result:\n${answer({ conversation: 1, ...full })}\nHope that helps.`);
     expect(out.facts).toEqual(["The repo uses pnpm workspaces."]);
     expect(out.outcome?.status).toBe("success");
   });
 
   it("yields nothing for garbage, empty answers and non-objects, without throwing", () => {
     for (const text of ["", "no json here", "{not json}", "[1,2,3]", "null", "{", "}{", '"facts"']) {
-      expect(parseWriteback(text)).toEqual(EMPTY_EXTRACT);
+      expect(parseWriteback(text, 2)).toEqual([EMPTY_EXTRACT, EMPTY_EXTRACT]);
     }
     expect(parseLooseJson("prose {broken: } more")).toBeUndefined();
   });
 
-  it("accepts the seed's empty answer without user_facts", () => {
-    expect(parseWriteback('{"facts": [], "patterns": [], "outcome": null}')).toEqual(EMPTY_EXTRACT);
+  it("accepts an empty answer and entries without user_facts", () => {
+    expect(only('{"conversations": []}')).toEqual(EMPTY_EXTRACT);
+    expect(only(answer({ conversation: 1, facts: [], patterns: [], outcome: null }))).toEqual(EMPTY_EXTRACT);
+  });
+
+  it("gives each conversation section only its own entry", () => {
+    const out = parseWriteback(
+      answer(
+        { conversation: 3, facts: ["from the third"] },
+        { conversation: "1", user_facts: ["from the first"], remember_everywhere: true },
+        { conversation: 3, facts: ["a second entry for the third"] },
+        { conversation: 4, facts: ["no such section"] },
+        { facts: ["no section named"] },
+      ),
+      3,
+    );
+    expect(out).toEqual([
+      { ...EMPTY_EXTRACT, userFacts: ["from the first"], everywhere: true },
+      EMPTY_EXTRACT,
+      { ...EMPTY_EXTRACT, facts: ["from the third"] },
+    ]);
+    // An object that names no section (the one-conversation shape of before) is no one's.
+    expect(only(JSON.stringify(full))).toEqual(EMPTY_EXTRACT);
   });
 
   it("applies the 5 / 5 / 3 / 1 limits and drops invalid items one by one", () => {
@@ -101,7 +130,7 @@ describe("parseWriteback", () => {
       ],
       outcome: { summary: "did it", status: "Succeeded" },
     };
-    const out = parseWriteback(JSON.stringify(many));
+    const out = only(answer({ conversation: 1, ...many }));
     expect(out.facts).toEqual(["fact 0", "fact 1", "fact 2", "fact 3", "fact 4"]);
     expect(out.userFacts).toHaveLength(5);
     expect(out.patterns.map((p) => p.name)).toEqual(["p0", "p1", "p2"]);
@@ -109,8 +138,8 @@ describe("parseWriteback", () => {
   });
 
   it("drops an outcome with an unknown status and keeps the rest", () => {
-    const out = parseWriteback(
-      JSON.stringify({ facts: ["a fact"], outcome: { summary: "x", status: "meh" } }),
+    const out = only(
+      answer({ conversation: 1, facts: ["a fact"], outcome: { summary: "x", status: "meh" } }),
     );
     expect(out).toEqual({ ...EMPTY_EXTRACT, facts: ["a fact"] });
   });
@@ -138,7 +167,7 @@ describe("transcript rendering for write-back", () => {
   ];
 
   it("marks the last turn as the one to consolidate, earlier messages as context", () => {
-    const text = renderForWriteback([transcript], ANA);
+    const text = renderForWriteback([{ snapshots: [transcript], openGoal: "" }], ANA);
     const [context, turn] = text.split("=== THE TURN TO CONSOLIDATE ===");
     expect(context).toContain("USER: hi, I'm Ana");
     expect(turn).toContain('TOOL CALL ci__deploy({"build":"build-42"})');
@@ -169,7 +198,7 @@ describe("transcript rendering for write-back", () => {
   it("takes only the requester's messages and Neo's work for them: other people and context are left out", () => {
     expect(requesterPart(shared, ANA)).toEqual([shared[3], shared[4]]);
     expect(requesterPart(shared, BOB)).toEqual([shared[0], shared[1]]);
-    const forAna = renderForWriteback([shared], ANA);
+    const forAna = renderForWriteback([{ snapshots: [shared], openGoal: "" }], ANA);
     expect(forAna).toContain("Ana: what is left for the launch?");
     expect(forAna).not.toMatch(/4411|quokka/);
     expect(lastExchange(shared, ANA)).toEqual({
@@ -191,10 +220,42 @@ describe("transcript rendering for write-back", () => {
       { role: "tool", tool_call_id: "c9", content: "build-77 green" },
       { role: "assistant", content: "build-77 is green." },
     ];
-    const turn = renderForWriteback([tail], ANA).split("=== THE TURN TO CONSOLIDATE ===")[1];
+    const turn = renderForWriteback([{ snapshots: [tail], openGoal: "" }], ANA).split(
+      "=== THE TURN TO CONSOLIDATE ===",
+    )[1];
     expect(turn).toContain("TOOL RESULT: build-77 green");
     expect(turn).toContain("NEO: build-77 is green.");
     expect(turn).not.toContain("Neo runtime");
+  });
+
+  it("renders each conversation as its own numbered section, with its own goal, context and turns", () => {
+    const dm = [...transcript];
+    const channel: Message[] = [
+      { role: "user", content: "which region is staging in?", speaker: ana },
+      { role: "assistant", content: "eu-west-1." },
+    ];
+    const later: Message[] = [
+      ...channel,
+      { role: "user", content: "and prod?", speaker: ana },
+      { role: "assistant", content: "us-east-1." },
+    ];
+    const text = renderForWriteback(
+      [
+        { snapshots: [dm], openGoal: "Ship build-42" },
+        { snapshots: [channel, later], openGoal: "" },
+      ],
+      ANA,
+    );
+    const [before, first, second] = text.split(/^### CONVERSATION \d+ ###$/m);
+    expect(before).toBe("");
+    expect(first).toContain("=== OPEN GOAL ON RECORD ===\nShip build-42");
+    expect(first).toContain("USER: hi, I'm Ana");
+    expect(first).not.toMatch(/staging|prod\?/);
+    expect(second).not.toContain("OPEN GOAL ON RECORD");
+    expect(second).toContain(
+      "=== THE TURN TO CONSOLIDATE (2 turns since the last write-back, in order) ===\nUSER: which region is staging in?\nNEO: eu-west-1.\nUSER: and prod?",
+    );
+    expect(second).not.toMatch(/build-42/);
   });
 
   it("a Discord person is one requester across guilds and DMs (one cortex)", () => {

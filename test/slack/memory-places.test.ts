@@ -24,7 +24,9 @@ const PRIVATE = "C0PRIVATE";
 
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
-const userFacts = (...facts: string[]) => JSON.stringify({ user_facts: facts });
+/** The cheap model's write-back answer for a one-conversation prompt. */
+const writeback = (entry: object) => JSON.stringify({ conversations: [{ conversation: 1, ...entry }] });
+const userFacts = (...facts: string[]) => writeback({ user_facts: facts });
 
 describe.skipIf(!redis.ok)("Slack memory by place, two people, three places", () => {
   let h: Harness | null = null;
@@ -143,7 +145,7 @@ describe.skipIf(!redis.ok)("Slack memory by place, two people, three places", ()
     await step(
       dm("UANN", "D0ANN", "my pronouns are she/her, remember this everywhere"),
       [{ label: "ann widens", match: isTurn, reply: { text: "I'll remember that everywhere." } }],
-      JSON.stringify({ user_facts: ["Ann's pronouns are she/her."], remember_everywhere: true }),
+      writeback({ user_facts: ["Ann's pronouns are she/her."], remember_everywhere: true }),
     );
     // 8. ...and it is shown in the public channel, where the salary still is not.
     await step(
@@ -173,7 +175,7 @@ describe.skipIf(!redis.ok)("Slack memory by place, two people, three places", ()
         { label: "answers", match: isTurn, reply: { text: "Read it." } },
       ],
       // The cheap model was fooled by the page; the user never asked.
-      JSON.stringify({ user_facts: [`Ann's salary code is ${SALARY}.`], remember_everywhere: true }),
+      writeback({ user_facts: [`Ann's salary code is ${SALARY}.`], remember_everywhere: true }),
     );
     await step(
       mention(PUBLIC, "UANN", "what is my salary code?"),

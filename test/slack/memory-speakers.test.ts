@@ -38,10 +38,10 @@ function promoteEverything(r: ScriptedRequest): { text: string } {
   const prompt = String(r.messages.at(-1)?.content ?? "");
   const facts = prompt
     .split("\n")
-    .filter((l) => l.trim() && !l.startsWith("==="))
+    .filter((l) => l.trim() && !l.startsWith("===") && !l.startsWith("###"))
     .map((l) => l.replace(/^(USER|NEO): /, ""))
     .slice(-5);
-  return { text: JSON.stringify({ facts, user_facts: facts }) };
+  return { text: JSON.stringify({ conversations: [{ conversation: 1, facts, user_facts: facts }] }) };
 }
 
 describe.skipIf(!redis.ok)("Slack: only the requester's words reach their cortex", () => {

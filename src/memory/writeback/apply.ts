@@ -25,14 +25,15 @@ export interface ApplyCounts {
 const ASKED_EVERYWHERE = /\beverywhere\b/i;
 
 /**
- * Where the job's records are learned: the turn's place, widened only when the cheap model says
- * the user asked for it AND the user's own messages of the turns say "everywhere" (so text the
- * model merely read, a tool result or a pasted page, cannot widen a DM's secrets).
+ * Where a section's records are learned: its turns' conversation and place, widened only when the
+ * cheap model says the user asked for it AND the user's own messages of those turns say
+ * "everywhere" (so text the model merely read, a tool result, a pasted page or the user's words in
+ * another conversation, cannot widen a DM's secrets).
  */
-export function originOf(batch: readonly WriteBackJob[], extract: WritebackExtract): Origin {
-  // The jobs of a batch share one conversation, so one place.
-  const { conversation, place } = batch[0]!;
-  const words = batch.map((j) => lastExchange(j.transcript, j.user)?.user ?? "").join("\n");
+export function originOf(section: readonly WriteBackJob[], extract: WritebackExtract): Origin {
+  // The jobs of a section share one conversation, so one place.
+  const { conversation, place } = section[0]!;
+  const words = section.map((j) => lastExchange(j.transcript, j.user)?.user ?? "").join("\n");
   const widen = extract.everywhere && ASKED_EVERYWHERE.test(words);
   return { conversation, learned: { ...place, ...(widen ? { everywhere: true } : {}) } };
 }

@@ -1,41 +1,48 @@
 /**
  * The write-back consolidator: after each completed turn the cheap model reads the transcript and
  * promotes durable learnings into the speaker's cortex. Best effort and bounded, per user as the
- * seed's one-user runtime has it: each user holds at most `depth` jobs (waiting + running); beyond
- * that *their* job is dropped and counted, never another user's. The cheap model runs at most
- * `concurrency` consolidations at once across all users, users served in turn; one user's jobs run
- * one batch at a time, and the jobs of one conversation waiting together are coalesced into one
- * call. Nothing here ever throws into the loop or delays an answer.
+ * seed's one-user runtime has it (a channel of `depth` jobs): each user has at most `depth` jobs
+ * waiting; beyond that *their* job is dropped and counted, never another user's. The cheap model
+ * runs at most `concurrency` write-back calls at once across all users, users served in turn; a
+ * user's consolidation takes all their waiting jobs, of every conversation, in one call, each
+ * conversation its own section whose records keep that conversation's place. A user is served
+ * again while their call runs only once their queue is full (turns that end together, as a
+ * platform's rate limit releases them, would overflow it); their cortex is still written by one
+ * consolidation at a time, in the order they started. Nothing here ever throws into the loop or
+ * delays an answer.
  */
 
-import type { UserKey } from "../../core/keys.js";
+import type { ConversationKey, UserKey } from "../../core/keys.js";
 import type { LlmClient } from "../../core/llm/types.js";
 import { log } from "../../core/log.js";
 import type { WriteBackJob } from "../../core/memory-port.js";
 import { metrics } from "../../ops/metrics.js";
 import type { Store } from "../../store/types.js";
 import type { Pager } from "../cortex/pager.js";
-import { applyWriteback, originOf } from "./apply.js";
-import { parseWriteback } from "./parse.js";
+import { type ApplyCounts, applyWriteback, originOf } from "./apply.js";
+import { parseWriteback, type WritebackExtract } from "./parse.js";
 import { renderForWriteback, WRITEBACK_PROMPT } from "./prompt.js";
 
-/** Seed default queue depth, per user. */
+/** Seed default queue depth: jobs one user may have waiting. */
 export const WRITEBACK_QUEUE_DEPTH = 8;
-/** Cheap-model consolidations running at once for the whole bot (`NEO_WRITEBACK_CONCURRENCY`). */
-export const WRITEBACK_CONCURRENCY = 2;
+/** Cheap-model calls running at once for the whole bot when not given: the shipped turn slots (see config.ts). */
+export const WRITEBACK_CONCURRENCY = 8;
+/** Answer tokens per conversation section of a call, and for the whole answer. */
+const SECTION_TOKENS = 1024;
+const ANSWER_TOKENS = 4096;
 
 export interface ConsolidatorStats {
   /** Jobs held right now (waiting + running), all users. */
   depth: number;
-  /** Jobs one user may hold. */
+  /** Jobs one user may have waiting. */
   capacity: number;
   /** Jobs dropped because their user's queue was full. */
   drops: number;
   /** Jobs finished (including those that found nothing durable). */
   processed: number;
-  /** Cheap-model calls made; fewer than `processed` when queued jobs were coalesced. */
+  /** Cheap-model calls made; fewer than `processed` when waiting jobs were coalesced. */
   calls: number;
-  /** Consolidations running right now (at most the concurrency). */
+  /** Cheap-model calls running right now (at most the concurrency). */
   running: number;
   /** Jobs that failed (model or store error); logged, never thrown. */
   failed: number;
@@ -62,28 +69,41 @@ export interface ConsolidatorOptions {
   llm: LlmClient;
   pager: Pager;
   store: Store;
-  /** Jobs per user (default 8). */
+  /** Jobs waiting per user (default 8). */
   depth?: number;
-  /** Consolidations at once, all users (default 2). */
+  /** Cheap-model calls at once, all users (default 8). */
   concurrency?: number;
-  /** Per-job limit on the model call (default 60 s). */
+  /** Per-consolidation limit on the model call (default 60 s). */
   timeoutMs?: number;
+  /** Answer tokens per conversation section (default 1024; at most 4096 for a call). */
   maxTokens?: number;
 }
 
 const wbLog = log.child({ component: "writeback" });
+
+/** A user's jobs split by conversation, each conversation where it first waited, jobs in order. */
+function sectionsOf(batch: readonly WriteBackJob[]): WriteBackJob[][] {
+  const by = new Map<ConversationKey, WriteBackJob[]>();
+  for (const job of batch) {
+    const section = by.get(job.conversation);
+    if (section) section.push(job);
+    else by.set(job.conversation, [job]);
+  }
+  return [...by.values()];
+}
 
 export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
   const capacity = opts.depth ?? WRITEBACK_QUEUE_DEPTH;
   const concurrency = Math.max(1, opts.concurrency ?? WRITEBACK_CONCURRENCY);
   /** Waiting jobs per user, oldest first. */
   const waiting = new Map<UserKey, WriteBackJob[]>();
-  /** Jobs held per user (waiting + running): what the per-user depth bounds. */
-  const held = new Map<UserKey, number>();
   /** Users with waiting jobs, in the order they are served (round robin). */
   const turnOrder: UserKey[] = [];
-  /** Users whose batch is running: a user's cortex is written by one batch at a time. */
-  const busy = new Set<UserKey>();
+  /** Cheap-model calls running per user. */
+  const running = new Map<UserKey, number>();
+  /** Per user, settled when their latest consolidation has written (or failed): the next writes after it. */
+  const written = new Map<UserKey, Promise<void>>();
+  let inFlight = 0;
   const stats: ConsolidatorStats = {
     depth: 0,
     capacity,
@@ -101,12 +121,16 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     metrics.writebackDepth.set(stats.depth);
   };
 
-  async function runBatch(batch: readonly WriteBackJob[]): Promise<void> {
-    const { user, conversation } = batch[0]!;
+  /** The cheap model's extracts for a batch, one per conversation section. */
+  async function consult(user: UserKey, sections: readonly WriteBackJob[][]) {
     if (!opts.store.healthy()) throw new Error("store unavailable; write-back skipped");
-    // The open goal on record, so the model can say this turn finished it.
-    const { activeGoal } = await opts.pager.pinned(user, batch[0]!.place);
+    // The open goal on record where each conversation runs, so the model can say its turns finished it
+    // (as written so far: a consolidation of the user's still running may change it; see apply order).
+    const goals = await Promise.all(
+      sections.map(async (s) => (await opts.pager.pinned(user, s[0]!.place)).activeGoal),
+    );
     stats.calls++;
+    const only = sections.length === 1 ? sections[0]![0]!.conversation : undefined;
     const completion = await opts.llm.complete({
       role: "cheap",
       system: WRITEBACK_PROMPT,
@@ -114,80 +138,101 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
         {
           role: "user",
           content: renderForWriteback(
-            batch.map((j) => j.transcript),
+            sections.map((s, i) => ({ snapshots: s.map((j) => j.transcript), openGoal: goals[i]! })),
             user,
-            activeGoal,
           ),
         },
       ],
       json: true,
-      maxTokens: opts.maxTokens ?? 1024,
+      maxTokens: Math.min((opts.maxTokens ?? SECTION_TOKENS) * sections.length, ANSWER_TOKENS),
       signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
-      tags: { purpose: "writeback", conversation, user },
+      // A call for several conversations is the user's spend, not one conversation's.
+      tags: { purpose: "writeback", user, ...(only ? { conversation: only } : {}) },
     });
-    const extract = parseWriteback(completion.content ?? "");
-    const counts = await applyWriteback(opts.pager, user, originOf(batch, extract), extract);
-    stats.written.facts += counts.facts;
-    stats.written.userFacts += counts.userFacts;
-    stats.written.patterns += counts.patterns;
-    stats.written.outcomes += counts.outcomes;
-    stats.written.constraints += counts.constraints;
-    stats.written.goals += counts.goals;
-    wbLog.debug({ conversation, jobs: batch.length, ...counts }, "write-back applied");
+    return parseWriteback(completion.content ?? "", sections.length);
   }
 
-  /** The user's waiting jobs of the conversation waiting longest, taken out of the queue. */
-  function takeBatch(user: UserKey): WriteBackJob[] {
-    const jobs = waiting.get(user) ?? [];
-    const conversation = jobs[0]!.conversation;
-    const batch = jobs.filter((j) => j.conversation === conversation);
-    const rest = jobs.filter((j) => j.conversation !== conversation);
-    if (rest.length > 0) waiting.set(user, rest);
-    else waiting.delete(user);
-    return batch;
+  /** Writes a batch's extracts into the user's cortex, section by section, each with its own place. */
+  async function apply(user: UserKey, sections: readonly WriteBackJob[][], extracts: WritebackExtract[]) {
+    for (const [i, section] of sections.entries()) {
+      const extract = extracts[i]!;
+      const counts = await applyWriteback(opts.pager, user, originOf(section, extract), extract);
+      for (const k of Object.keys(counts) as Array<keyof ApplyCounts>) stats.written[k] += counts[k];
+      wbLog.debug(
+        { conversation: section[0]!.conversation, jobs: section.length, ...counts },
+        "write-back applied",
+      );
+    }
+  }
+
+  /**
+   * Consolidates a batch: the model call holds one of the slots; the writes follow those of the
+   * user's consolidation that started before (dedupe and goals read what it wrote).
+   */
+  function start(user: UserKey, batch: readonly WriteBackJob[]): void {
+    inFlight++;
+    running.set(user, (running.get(user) ?? 0) + 1);
+    const before = written.get(user);
+    let done!: () => void;
+    const mine = new Promise<void>((r) => {
+      done = r;
+    });
+    written.set(user, mine);
+    const sections = sectionsOf(batch);
+    void consult(user, sections)
+      .finally(() => {
+        inFlight--;
+        const left = running.get(user)! - 1;
+        if (left > 0) running.set(user, left);
+        else running.delete(user);
+        pump();
+      })
+      .then(async (extracts) => {
+        await before;
+        await apply(user, sections, extracts);
+      })
+      .then(
+        () => {
+          stats.processed += batch.length;
+        },
+        (err: unknown) => {
+          stats.failed += batch.length;
+          wbLog.warn({ err: (err as Error).message, jobs: batch.length }, "write-back failed");
+        },
+      )
+      .finally(() => {
+        done();
+        if (written.get(user) === mine) written.delete(user);
+        setDepth(-batch.length);
+        if (stats.depth === 0) {
+          const waiters = idleWaiters;
+          idleWaiters = [];
+          for (const w of waiters) w();
+        }
+      });
+  }
+
+  /** The next user to serve: in turn; one whose call runs only once their queue is full. */
+  function nextUser(): UserKey | undefined {
+    const i = turnOrder.findIndex((u) => !running.has(u) || waiting.get(u)!.length >= capacity);
+    return i < 0 ? undefined : turnOrder.splice(i, 1)[0];
   }
 
   function pump(): void {
-    while (busy.size < concurrency) {
-      const i = turnOrder.findIndex((u) => !busy.has(u));
-      if (i < 0) break;
-      const user = turnOrder.splice(i, 1)[0]!;
-      const batch = takeBatch(user);
-      if (waiting.has(user)) turnOrder.push(user);
-      busy.add(user);
-      void runBatch(batch)
-        .then(
-          () => {
-            stats.processed += batch.length;
-          },
-          (err: unknown) => {
-            stats.failed += batch.length;
-            wbLog.warn(
-              { err: (err as Error).message, conversation: batch[0]!.conversation, jobs: batch.length },
-              "write-back failed",
-            );
-          },
-        )
-        .finally(() => {
-          busy.delete(user);
-          const left = (held.get(user) ?? 0) - batch.length;
-          if (left > 0) held.set(user, left);
-          else held.delete(user);
-          setDepth(-batch.length);
-          pump();
-          if (stats.depth === 0) {
-            const waiters = idleWaiters;
-            idleWaiters = [];
-            for (const w of waiters) w();
-          }
-        });
+    while (inFlight < concurrency) {
+      const user = nextUser();
+      if (!user) break;
+      // All the user's waiting jobs, of every conversation: their queue is empty again.
+      const batch = waiting.get(user)!;
+      waiting.delete(user);
+      start(user, batch);
     }
   }
 
   return {
     enqueue(job) {
-      const mine = held.get(job.user) ?? 0;
-      if (mine >= capacity) {
+      const queue = waiting.get(job.user);
+      if ((queue?.length ?? 0) >= capacity) {
         stats.drops++;
         metrics.writebackDropped.inc();
         wbLog.warn(
@@ -196,18 +241,16 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
         );
         return false;
       }
-      held.set(job.user, mine + 1);
-      const queue = waiting.get(job.user);
       if (queue) queue.push(job);
       else {
         waiting.set(job.user, [job]);
-        if (!turnOrder.includes(job.user)) turnOrder.push(job.user);
+        turnOrder.push(job.user);
       }
       setDepth(1);
       pump();
       return true;
     },
-    stats: () => ({ ...stats, running: busy.size, written: { ...stats.written } }),
+    stats: () => ({ ...stats, running: inFlight, written: { ...stats.written } }),
     drained: () => (stats.depth === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r))),
   };
 }

@@ -1,8 +1,10 @@
 /**
  * Reading the cheap model's write-back answer: the outermost `{...}` is cut out of any prose or
- * code fence around it, then validated with zod. Invalid items are dropped one by one; an answer
- * with no JSON object at all yields nothing. Limits (5 facts, 5 user facts, 3 patterns, 1 outcome;
- * 3 hard constraints, 1 goal change) are applied here so nothing beyond them can be written.
+ * code fence around it, then validated with zod. The answer holds an entry per conversation section
+ * of the prompt, numbered as the section; each entry is read on its own, so nothing of one section
+ * can be written as another's. Invalid items are dropped one by one; an answer with no JSON object
+ * at all yields nothing. Limits (5 facts, 5 user facts, 3 patterns, 1 outcome; 3 hard constraints,
+ * 1 goal change) are applied per section here so nothing beyond them can be written.
  */
 import { z } from "zod";
 import type { OutcomeStatus, PatternSpec } from "../cortex/records.js";
@@ -55,7 +57,10 @@ export function parseLooseJson(text: string): unknown {
 const statement = z.string().trim().min(1).max(500);
 const list = z.array(z.unknown()).catch([]);
 
-const answer = z.object({
+const entries = z.object({ conversations: list });
+const sectionNumber = z.object({ conversation: z.coerce.number().int().min(1) });
+
+const entry = z.object({
   facts: list.default([]),
   user_facts: list.default([]),
   patterns: list.default([]),
@@ -113,9 +118,27 @@ const takeStatements = (xs: unknown[], max: number) => {
   return out;
 };
 
-/** Parse a model answer into what may be written. Never throws. */
-export function parseWriteback(text: string): WritebackExtract {
-  const parsed = answer.safeParse(parseLooseJson(text));
+/**
+ * Parse a model answer into what may be written for each of the prompt's `sections` conversations
+ * (index 0 = section 1). A section without an entry, or whose first entry is invalid, gets nothing;
+ * entries numbered outside the prompt's sections are ignored. Never throws.
+ */
+export function parseWriteback(text: string, sections: number): WritebackExtract[] {
+  const out: WritebackExtract[] = Array.from({ length: sections }, () => EMPTY_EXTRACT);
+  const seen = new Set<number>();
+  const parsed = entries.safeParse(parseLooseJson(text));
+  for (const e of parsed.success ? parsed.data.conversations : []) {
+    const n = sectionNumber.safeParse(e);
+    if (!n.success || n.data.conversation > sections || seen.has(n.data.conversation)) continue;
+    seen.add(n.data.conversation);
+    out[n.data.conversation - 1] = parseEntry(e);
+  }
+  return out;
+}
+
+/** One conversation's entry: what may be written for it. */
+function parseEntry(value: unknown): WritebackExtract {
+  const parsed = entry.safeParse(value);
   if (!parsed.success) return EMPTY_EXTRACT;
   const a = parsed.data;
   const patterns: PatternSpec[] = [];

@@ -5,24 +5,29 @@ import { isShownAnswer } from "../../core/agent/notes.js";
 import { cortexOwner, type UserKey } from "../../core/keys.js";
 import type { Message } from "../../core/llm/types.js";
 
-export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one user's part of a
-conversation (their own messages and Neo's work for them; other people in a shared thread are left
-out) and decide what, if anything, is worth remembering for FUTURE conversations with this same user.
+export const WRITEBACK_PROMPT = `You maintain the long-term memory of Neo, a chat assistant. You read one user's part of one or
+more conversations (their own messages and Neo's work for them; other people in a shared thread are
+left out) and decide what, if anything, is worth remembering for FUTURE conversations with this same
+user.
 
-Only the section "THE TURN TO CONSOLIDATE" is new; earlier messages are context you have already seen.
-Extract learnings from that turn only. "OPEN GOAL ON RECORD", when present, is the goal the user was
-already pursuing before this turn.
+Each conversation is its own section, headed "### CONVERSATION n ###". In each, only "THE TURN TO
+CONSOLIDATE" is new; earlier messages are context you have already seen. Extract learnings from those
+turns only. "OPEN GOAL ON RECORD", when present, is the goal the user was already pursuing there.
 
-Answer with ONE JSON object and nothing else:
-{
-  "facts": ["..."],
-  "user_facts": ["..."],
-  "patterns": [{"name": "...", "trigger": "...", "preconditions": ["..."], "steps": ["..."], "gotchas": ["..."], "success_criteria": ["..."]}],
-  "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null,
-  "constraints": ["..."],
-  "goal": {"statement": "...", "status": "active" | "done" | "abandoned"} or null,
-  "remember_everywhere": false
-}
+Answer with ONE JSON object and nothing else: an entry per conversation that taught something durable,
+numbered as its section (leave out conversations with nothing durable):
+{"conversations": [
+  {
+    "conversation": 1,
+    "facts": ["..."],
+    "user_facts": ["..."],
+    "patterns": [{"name": "...", "trigger": "...", "preconditions": ["..."], "steps": ["..."], "gotchas": ["..."], "success_criteria": ["..."]}],
+    "outcome": {"summary": "...", "status": "success" | "failure" | "partial"} or null,
+    "constraints": ["..."],
+    "goal": {"statement": "...", "status": "active" | "done" | "abandoned"} or null,
+    "remember_everywhere": false
+  }
+]}
 
 What goes where:
 - facts: objective, durable truths about the user's environment, systems, repositories or domain.
@@ -31,23 +36,26 @@ What goes where:
   how they like answers). Only about that person, never about other people in the thread.
 - patterns: reusable how-to recipes that were actually carried out (name, when to use it, preconditions,
   the steps, gotchas met, how to tell it worked).
-- outcome: only if a concrete task was completed or failed in this turn; otherwise null.
+- outcome: only if a concrete task was completed or failed in those turns; otherwise null.
 - constraints: standing rules the user explicitly set for you, to hold in every future conversation
   ("never spend more than 5 USDC without asking", "always use the testnet"). Only rules the user
   stated as lasting, in their own words; never a one-off instruction for this turn.
 - goal: {"status": "active"} with the goal when the user started a task that spans several turns and
   is not finished; {"status": "done"} or {"status": "abandoned"} with the open goal on record when
-  this turn finished it or the user dropped it; otherwise null.
-- remember_everywhere: true only when the user explicitly asked in this turn that it be remembered
-  everywhere (in every channel, also public ones), e.g. "remember this everywhere". Otherwise false:
-  what the user says is remembered only for places at least as private as this one.
+  the turns finished it or the user dropped it; otherwise null.
+- remember_everywhere: true only when the user explicitly asked in that conversation's turns that it
+  be remembered everywhere (in every channel, also public ones), e.g. "remember this everywhere".
+  Otherwise false: what the user says is remembered only for places at least as private as that one.
 
 Rules:
-- Be very selective. Most turns contain nothing durable; then answer {"facts": [], "user_facts": [], "patterns": [], "outcome": null, "constraints": [], "goal": null, "remember_everywhere": false}.
+- Keep each learning in the entry of the conversation it came from; never combine what was said in
+  different conversations into one item (they may be seen by different people).
+- Be very selective. Most turns contain nothing durable; then answer {"conversations": []}.
 - Copy identifiers (addresses, ids, hashes, file paths, URLs, amounts) exactly, character for character.
 - Write each fact as one short, self-contained sentence that makes sense without the conversation.
-- At most 5 facts, 5 user_facts, 3 patterns, 3 constraints.`;
+- At most 5 facts, 5 user_facts, 3 patterns, 3 constraints per conversation.`;
 
+/** Budgets per conversation section (a batch holds at most the queue depth of turns, so of sections). */
 const CONTEXT_CHARS = 8_000;
 const TURN_CHARS = 16_000;
 const TOOL_RESULT_CHARS = 1_500;
@@ -105,17 +113,25 @@ export function requesterPart(messages: readonly Message[], requester: UserKey, 
   return out;
 }
 
+/** One conversation's part of a write-back: its queued turns, oldest first, and its open goal. */
+export interface WritebackSection {
+  /** Each queued turn's transcript as it was when the turn ended. */
+  snapshots: readonly (readonly Message[])[];
+  /** The open goal on record where the conversation runs ("" = none). */
+  openGoal: string;
+}
+
 /**
- * What the cheap model reads: the open goal on record, earlier context, then the turn to
- * consolidate, all of it only the requester's part. Several queued turns of one conversation are
- * consolidated in one call: each snapshot's own last turn, in order, with the context from before
- * the first of them.
+ * What the cheap model reads: a section per conversation (numbered from 1, as the answer's entries
+ * are), each with its open goal on record, earlier context, then the turns to consolidate, all of it
+ * only the requester's part. A conversation's several queued turns are each snapshot's own last
+ * turn, in order, with the context from before the first of them.
  */
-export function renderForWriteback(
-  snapshots: readonly (readonly Message[])[],
-  requester: UserKey,
-  openGoal = "",
-): string {
+export function renderForWriteback(sections: readonly WritebackSection[], requester: UserKey): string {
+  return sections.map((s, i) => `### CONVERSATION ${i + 1} ###\n${renderSection(s, requester)}`).join("\n\n");
+}
+
+function renderSection({ snapshots, openGoal }: WritebackSection, requester: UserKey): string {
   const first = snapshots[0] ?? [];
   const context = requesterPart(first.slice(0, lastTurnStart(first)), requester)
     .map(line)

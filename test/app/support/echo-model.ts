@@ -13,7 +13,7 @@ export function answerEveryTurn(ep: ScriptedOpenAI): void {
   ep.fallback((r) =>
     r.purpose === "turn"
       ? { text: `answer to: ${lastUser(r).replace(/^[^:]*: /, "")}` }
-      : { text: JSON.stringify({ facts: [], user_facts: [], patterns: [], outcome: null }) },
+      : { text: JSON.stringify({ conversations: [] }) },
   );
 }
 
