@@ -5,7 +5,11 @@
  *
  * Handling time of one message = from the moment the signed Events API request is sent to the
  * moment the fake Slack Web API receives the `chat.postMessage` that answers it (both clocks in
- * this process). Each mention is in its own channel so Slack's 1 post/s per channel never applies.
+ * this process). Every mention is a new top-level message, so a new conversation (its own thread),
+ * in one of a pool of channels each process has seen once in its warm-up: Neo asks Slack what kind of
+ * place a channel is once (`conversations.info`, Tier 3: 50 a minute, then cached), which is a cost
+ * of a channel's first message, not of a message. A channel is used again only after Slack's pace of
+ * about one post a second per channel has passed (that wait is not measured), so it never applies.
  */
 import { percentiles } from "../types.js";
 import { createSlackDelivery, envelope, type SlackDelivery, slackTs } from "./drivers.js";
@@ -39,15 +43,41 @@ export interface OverheadResult {
   neoConcurrency: number;
   lostNeo: number;
   lostBare: number;
+  /** Slack Web API calls the fake answered over the whole run (both apps), "method status" → count. */
+  slackCalls: Record<string, number>;
 }
 
-const WARMUP = 20;
 const SEQUENTIAL = Number(process.env.BENCH_OVERHEAD_N ?? 60);
+/** Slack posts at most about one message a second per channel; a channel rests this long between uses. */
+const CHANNEL_REST_MS = 1_200;
 
-async function mention(stack: Stack, d: SlackDelivery, token: string): Promise<void> {
+/** The channels mentions go to, round robin; the warm-up sends one message to each. */
+interface ChannelPool {
+  channels: string[];
+  next: number;
+  /** When each channel last got an answer. */
+  lastAnswer: Map<string, number>;
+}
+
+const poolChannel = (i: number) => `COVH${String(i).padStart(3, "0")}`;
+
+function channelPool(size: number): ChannelPool {
+  return {
+    channels: Array.from({ length: size }, (_, i) => poolChannel(i)),
+    next: 0,
+    lastAnswer: new Map(),
+  };
+}
+
+function nextChannel(pool: ChannelPool): string {
+  const c = pool.channels[pool.next % pool.channels.length]!;
+  pool.next++;
+  return c;
+}
+
+async function mention(stack: Stack, d: SlackDelivery, token: string, channel: string): Promise<void> {
   const ts = slackTs();
   const user = SLACK_USERS[token.length % SLACK_USERS.length]!.id;
-  const channel = `C${token.toUpperCase()}`;
   const event = { type: "app_mention", channel, user, text: `<@UNEO> ${question(token)}`, ts, event_ts: ts };
   stack.ledger.send(token, "slack", `slack:${channel}`);
   await d.deliver(envelope(stack.slack.teamId, event));
@@ -92,18 +122,38 @@ function redisPerMessage(stack: Stack, tokens: string[]): RedisPerMessage | unde
   return { toModel: med(parts.toModel), fromModel: med(parts.fromModel), whole: med(parts.whole) };
 }
 
-/** Send `tokens` — all at once (burst) or one after the other — and return handling times. */
-async function drive(stack: Stack, d: SlackDelivery, tokens: string[], burst: boolean): Promise<number[]> {
+/**
+ * Send `tokens` — all at once (burst) or one after the other — and return handling times. Each goes
+ * to the pool's next channel, once that channel has rested (a burst must not need a channel twice).
+ */
+async function drive(
+  stack: Stack,
+  d: SlackDelivery,
+  pool: ChannelPool,
+  tokens: string[],
+  burst: boolean,
+): Promise<number[]> {
+  if (burst && tokens.length > pool.channels.length) throw new Error("burst larger than the channel pool");
+  const rest = async (channel: string) => {
+    const wait = (pool.lastAnswer.get(channel) ?? 0) + CHANNEL_REST_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  };
+  const channels = tokens.map(() => nextChannel(pool));
   const t0 = Date.now();
   if (burst) {
-    await Promise.all(tokens.map((t) => mention(stack, d, t)));
+    await Promise.all(channels.map(rest));
+    await Promise.all(tokens.map((t, i) => mention(stack, d, t, channels[i]!)));
   } else {
-    for (const t of tokens) {
-      await mention(stack, d, t);
+    for (const [i, t] of tokens.entries()) {
+      await rest(channels[i]!);
+      await mention(stack, d, t, channels[i]!);
       await stack.ledger.answered(t, 30_000);
+      pool.lastAnswer.set(channels[i]!, Date.now());
     }
   }
   await Promise.all(tokens.map((t) => stack.ledger.answered(t, 60_000)));
+  const end = Date.now();
+  for (const c of channels) pool.lastAnswer.set(c, end);
   process.stderr.write(`bench:system: overhead ${tokens[0]}…: ${tokens.length} in ${Date.now() - t0} ms\n`);
   return tokens.flatMap((t) => {
     const s = stack.ledger.sent.get(t)!;
@@ -112,7 +162,13 @@ async function drive(stack: Stack, d: SlackDelivery, tokens: string[], burst: bo
 }
 
 export async function runOverhead(burstSize: number, defaultConcurrency: number): Promise<OverheadResult> {
-  const stack = await startStack({ latencyMs: 0, mcp: false, countRedis: true });
+  const warmup = Math.max(burstSize, 20);
+  // The fake answers `conversations.info` for these (public channels Neo was invited to).
+  const slackChannels = Array.from({ length: warmup }, (_, i) => ({
+    id: poolChannel(i),
+    name: `bench-${i}`,
+  }));
+  const stack = await startStack({ latencyMs: 0, mcp: false, countRedis: true, slackChannels });
   const barePort = await freePort();
   const bare = start(
     "bare-bolt",
@@ -130,19 +186,24 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
     const neoD = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);
     const bareD = createSlackDelivery(`http://127.0.0.1:${barePort}/slack/events`, SIGNING_SECRET);
     const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+    // Each app has its own pool of the same channels (it rests between its own uses of one).
+    const barePool = channelPool(warmup);
+    const neoPool = channelPool(warmup);
     const startNeo = async (concurrency: number, tag: string) => {
       await stack.killBot();
       await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: String(concurrency) });
-      await drive(stack, neoD, ids(`ow${tag}`, WARMUP), false);
+      // A new process knows no channel yet: the warm-up shows it each one once.
+      neoPool.next = 0;
+      await drive(stack, neoD, neoPool, ids(`ow${tag}`, warmup), false);
     };
     await until("bare Bolt app ready", () => bare.output().includes("bare-bolt: ready"), 60_000);
-    await drive(stack, bareD, ids("owb", WARMUP), false);
+    await drive(stack, bareD, barePool, ids("owb", warmup), false);
     const runs: OverheadRun[] = [];
     // The bare app goes first each time; the same tokens shape and channels pattern for both.
     await startNeo(defaultConcurrency, "n");
     const run = async (label: string, tag: string, n: number, burst: boolean): Promise<OverheadRun> => {
-      const bareTimes = await drive(stack, bareD, ids(`${tag}b`, n), burst);
-      const neoTimes = await drive(stack, neoD, ids(`${tag}n`, n), burst);
+      const bareTimes = await drive(stack, bareD, barePool, ids(`${tag}b`, n), burst);
+      const neoTimes = await drive(stack, neoD, neoPool, ids(`${tag}n`, n), burst);
       const neoIds = ids(`${tag}n`, n);
       const redis = burst ? undefined : redisPerMessage(stack, neoIds);
       return { label, bare: bareTimes, neo: neoTimes, ...split(stack, neoIds), redis };
@@ -175,11 +236,18 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
       neoConcurrency: defaultConcurrency,
       lostNeo: lost(["osn", "obn", "ocn"]),
       lostBare: lost(["osb", "obb", "ocb"]),
+      slackCalls: countCalls(stack.slack.calls.map((c) => `${c.method} ${c.status}`)),
     };
   } finally {
     await kill(bare);
     await stack.close();
   }
+}
+
+function countCalls(names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const n of names) out[n] = (out[n] ?? 0) + 1;
+  return out;
 }
 
 export function medianOf(xs: readonly number[]): number {

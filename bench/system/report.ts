@@ -36,7 +36,9 @@ export function overheadMarkdown(r: OverheadResult): string {
     "that acks and posts one reply), also its own process. **Handling time** = from the signed Events API",
     "request being sent to the fake Web API receiving the `chat.postMessage` that answers it (so Neo's figure",
     "includes its journal/dedupe writes to Redis, the lease, and one HTTP round trip to the model). Each",
-    "mention is in its own channel, after 20 warm-up messages each. Goal: Neo/bare ≤ 1.5. Neo's time is split",
+    "mention is a new top-level message (a new conversation) in one of a pool of channels each app saw once in",
+    "its warm-up (Neo looks a channel's kind up once, `conversations.info`, Tier 3, then caches it), reused only",
+    "after Slack's ~1 post/s per channel has passed (not measured). Goal: Neo/bare ≤ 1.5. Neo's time is split",
     "at its model call (medians): *to model call* = request sent → the call reaching the endpoint (Bolt, dedupe,",
     "journal, lease, transcript, prompt); *model call to reply* = the endpoint's instant answer → the reply at the",
     "fake (SDK response, loop, journal, the post). The openai SDK round trip to an instant local server alone is",
@@ -46,7 +48,12 @@ export function overheadMarkdown(r: OverheadResult): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
-    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}.`,
+    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}. Slack calls the fake answered (both apps, warm-ups included): ${Object.entries(
+      r.slackCalls,
+    )
+      .sort()
+      .map(([k, v]) => `${k} × ${v}`)
+      .join(", ")}.`,
     "",
     ...redisMarkdown(r),
   ].join("\n");

@@ -8,7 +8,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/fake-discord.js";
-import { type FakeSlack, type FakeTier, startFakeSlack } from "../../test/fakes/slack/fake-slack.js";
+import {
+  type FakeChannel,
+  type FakeSlack,
+  type FakeTier,
+  startFakeSlack,
+} from "../../test/fakes/slack/fake-slack.js";
 import { answeredTokens, createLedger, type Ledger, observePush } from "./ledger.js";
 import { type BenchModel, startBenchModel } from "./model.js";
 import {
@@ -36,6 +41,7 @@ const SLACK_TIERS: Record<string, FakeTier> = {
   "chat.update": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "chat.delete": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "conversations.replies": { limit: 50, windowMs: 60_000, scope: "workspace" },
+  "conversations.info": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "conversations.history": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "reactions.add": { limit: 50, windowMs: 60_000, scope: "workspace" },
 };
@@ -57,6 +63,8 @@ export interface StackOptions {
   persistentRedis?: boolean;
   /** The bot reaches Redis through a counting pass-through (`stack.redisWire`). */
   countRedis?: boolean;
+  /** Channels the fake Slack's `conversations.info` knows (others: `channel_not_found`). */
+  slackChannels?: FakeChannel[];
 }
 
 export interface Stack {
@@ -87,7 +95,12 @@ export interface Stack {
 
 export async function startStack(o: StackOptions): Promise<Stack> {
   const dir = tempDir("stack");
-  const slack = await startFakeSlack({ teamId: "TBENCH", users: SLACK_USERS, tiers: SLACK_TIERS });
+  const slack = await startFakeSlack({
+    teamId: "TBENCH",
+    users: SLACK_USERS,
+    tiers: SLACK_TIERS,
+    channels: o.slackChannels ?? [],
+  });
   const discord = await startFakeDiscord();
   const model = await startBenchModel(o.latencyMs);
   const redis = await benchRedis(o.persistentRedis ? tempDir("redis") : undefined);

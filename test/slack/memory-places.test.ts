@@ -160,6 +160,30 @@ describe.skipIf(!redis.ok)("Slack memory by place, two people, three places", ()
     expect(h.fake.callsTo("conversations.info").map((c) => c.args.channel)).toEqual([PRIVATE, PUBLIC]);
   });
 
+  it("a channel Slack will not describe is read as public, and asked about once a minute, not per message", async () => {
+    h = await startHarness({
+      memory: true,
+      redis: { url: redis.url, prefix: uniquePrefix("slack-places-unknown") },
+      // No channels: conversations.info answers channel_not_found for every one.
+    });
+    await step(
+      dm("UANN", "D0ANN", `my salary code is ${SALARY}`),
+      [{ label: "ann dm tells", match: isTurn, reply: { text: "Noted." } }],
+      userFacts(`Ann's salary code is ${SALARY}.`),
+    );
+    for (const n of [1, 2, 3]) {
+      await step(mention("C0UNKNOWN", "UANN", `question ${n}: what is my salary code?`), [
+        {
+          label: `ann unknown channel ${n}`,
+          match: isTurn,
+          expect: (r) => expect(r.system).not.toContain(SALARY),
+          reply: { text: "Not here." },
+        },
+      ]);
+    }
+    expect(h.fake.callsTo("conversations.info").map((c) => c.args.channel)).toEqual(["C0UNKNOWN"]);
+  });
+
   it("a widening asked for only by text Neo read (not the user's words) is not applied", async () => {
     h = await startHarness({
       memory: true,
