@@ -9,7 +9,12 @@ import type { AccessPolicy } from "../../core/access/policy.js";
 import { type ChannelSettingsStore, channelGate } from "../../core/channels/index.js";
 import { boundEarlier, comparePositions, EARLIER_MESSAGES } from "../../core/conversations/index.js";
 import { countIgnored, recordInbound } from "../../core/conversations/observe.js";
-import type { ConversationIO, Conversations, InboundMessage } from "../../core/conversations/types.js";
+import type {
+  ConversationIO,
+  Conversations,
+  InboundMessage,
+  ThreadReach,
+} from "../../core/conversations/types.js";
 import { type ConversationKey, channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
@@ -63,6 +68,16 @@ function envelopeOf(body: unknown): { eventId?: string; teamId?: string; event?:
     teamId: typeof b.team_id === "string" ? b.team_id : undefined,
     event: b.event,
   };
+}
+
+const NO_REACH: ThreadReach = {};
+
+const eventClaimKey = (eventId: string) => `slack:event:${eventId}`;
+
+/** Events `take` decides (the listener's own): a message, a mention. */
+function isMessageEvent(event: unknown): boolean {
+  const type = (event as { type?: unknown } | undefined)?.type;
+  return type === "message" || type === "app_mention";
 }
 
 /** A thread message a person wrote (not Neo, not a bot, not a system notice). */
@@ -124,28 +139,20 @@ export type TakeInbound = (body: unknown, extra?: InboundExtra) => Promise<void>
 
 export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
   // Retried deliveries of an event in flight are dropped here; later ones by the journal (message id).
+  // Messages are claimed where they are taken (`takeMessage`), in the same round trip as the reads
+  // that decide them; every other event is claimed here.
   app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
-    const { eventId, teamId, event } = envelopeOf(body);
-    if (!eventId) return next();
-    const key = `slack:event:${eventId}`;
+    const { eventId, event } = envelopeOf(body);
+    if (!eventId || isMessageEvent(event)) return next();
+    const key = eventClaimKey(eventId);
     if (!(await deps.store.setIfAbsent(key, 1, EVENT_CLAIM_MS))) {
-      // A retried delivery: named by its message and conversation when it is one Neo would take.
-      const me = teamId ? await deps.workspaces.identity(teamId) : undefined;
-      const d = me
-        ? decideInbound(event, me, deps.policy)
-        : ({ kind: "ignore", reason: "unknown workspace" } as const);
-      recordInbound({
-        platform: "slack",
-        id: d.kind === "message" ? d.id : eventId,
-        conversation: d.kind === "message" ? d.conversation : null,
-        disposition: "duplicate",
-      });
+      recordInbound({ platform: "slack", id: eventId, conversation: null, disposition: "duplicate" });
       return;
     }
     try {
       await next();
     } catch (err) {
-      // Not journaled: forget the claim so Slack's retry is processed.
+      // Not taken: forget the claim so Slack's retry is processed.
       await deps.store.delete(key);
       throw err;
     }
@@ -190,10 +197,40 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
     eventId: string | undefined,
     extra: InboundExtra,
   ): Promise<void> => {
-    // How far the transcript reaches into this thread; anything there means Neo answers in it. A
-    // top-level channel message opens its own thread: nothing to look up (every channel message
-    // arrives here, so that store read is saved for most of them).
-    const reach = d.shared && !d.inThread ? {} : await deps.conversations.threadReach(d.conversation);
+    const claim = eventId ? eventClaimKey(eventId) : undefined;
+    try {
+      await decideAndSubmit(d, me, eventId, extra, claim);
+    } catch (err) {
+      // Not journaled: forget the claim so Slack's retry is processed.
+      if (claim) await deps.store.delete(claim).catch(() => undefined); // the error below says why
+      throw err;
+    }
+  };
+
+  const decideAndSubmit = async (
+    d: Message,
+    me: SlackIdentity,
+    eventId: string | undefined,
+    extra: InboundExtra,
+    claim: string | undefined,
+  ): Promise<void> => {
+    const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
+    // One round trip: the event's claim and everything that decides whether the message is taken.
+    // How far the transcript reaches into this thread (anything there means Neo answers in it) is
+    // not needed for a top-level channel message: it opens its own thread.
+    const [claimed, reach, settings, allowed] = await Promise.all([
+      claim ? deps.store.setIfAbsent(claim, 1, EVENT_CLAIM_MS) : true,
+      d.shared && !d.inThread ? NO_REACH : deps.conversations.threadReach(d.conversation),
+      d.shared
+        ? deps.channels.get(channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }))
+        : undefined,
+      deps.access.isAllowed(speakerKey),
+    ]);
+    if (!claimed) {
+      // A retried delivery of an event in flight: its first delivery answers.
+      recordInbound({ platform: "slack", id: d.id, conversation: d.conversation, disposition: "duplicate" });
+      return;
+    }
     const seen = reach.seen;
     if (reach.covered !== undefined && comparePositions(d.ts, reach.covered) < 0) {
       // A later message read the thread past this one (it came late): it is in the transcript.
@@ -201,10 +238,7 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
       slog.debug({ eventId, id: d.id }, "ignored: already in the transcript (read as thread context)");
       return;
     }
-    if (d.shared) {
-      const settings = await deps.channels.get(
-        channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }),
-      );
+    if (settings) {
       const followUp = seen !== undefined;
       const verdict = channelGate(settings, { dm: false, mentioned: d.mentioned, followUp });
       if (!verdict.answer) {
@@ -213,8 +247,7 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
         return;
       }
     }
-    const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
-    if (!(await deps.access.isAllowed(speakerKey))) {
+    if (!allowed) {
       countIgnored("slack");
       slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
       return;
