@@ -120,11 +120,23 @@ export function createConversations(options: ConversationsOptions): Conversation
     }
     let taken: number;
     try {
-      const lease = await leases.tryAcquire(journal.lockKey(t.key));
+      // The lease and the conversation's state in one round trip (Redis runs them in this order:
+      // the state is read under the lease, after any journal write sent before it).
+      const [leased, read] = await Promise.allSettled([
+        leases.tryAcquire(journal.lockKey(t.key)),
+        journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined),
+      ]);
+      if (leased.status === "rejected") throw leased.reason;
+      const lease = leased.value;
       if (!lease) return "held";
+      if (read.status === "rejected") {
+        await lease.release();
+        throw read.reason;
+      }
+      const snap = read.value;
       t.slot = slot;
       try {
-        taken = await drain(t, lease, env);
+        taken = await drain(t, lease, env, snap);
       } finally {
         t.slot = null;
         await lease.release();
@@ -197,8 +209,14 @@ export function createConversations(options: ConversationsOptions): Conversation
     t.idleTimer.unref();
   };
 
-  const acknowledge = async (t: Thread, message: InboundMessage, io: ConversationIO): Promise<void> => {
-    if (t.turn === null) {
+  /** `running`: a turn was running here when the message came (it reads it at its next step). */
+  const acknowledge = async (
+    t: Thread,
+    message: InboundMessage,
+    io: ConversationIO,
+    running: boolean,
+  ): Promise<void> => {
+    if (!running) {
       // Not running here: say it was taken only if another instance is running this thread now.
       const holder = await store.get<string>(journal.lockKey(t.key));
       if (holder === undefined || holder.startsWith(`${instanceId}#`)) return;
@@ -258,24 +276,32 @@ export function createConversations(options: ConversationsOptions): Conversation
       // Held before it is journaled, so a read of the inbox that sees it always finds it here to drop.
       const mine = !t.unfetched.has(message.id);
       if (mine) t.unfetched.set(message.id, message);
-      let fresh = false;
-      try {
-        fresh = await journal.record(message);
-      } finally {
-        if (!fresh && mine) t.unfetched.delete(message.id);
-      }
-      recordSubmitted(message, fresh);
-      if (!fresh) return { accepted: false, reason: "duplicate" };
-      // Who spoke (for /neo reset) must not cost the message its turn: it is journaled already.
-      await speakers
+      const ownIo = io !== undefined && !t.ios.has(message.id);
+      if (ownIo) t.ios.set(message.id, io);
+      t.lastSpeaker = message.speaker.userKey;
+      // Before this message's own pass can start its turn.
+      const running = t.turn !== null;
+      // One round trip: the journal, who spoke (for /neo reset; it must not cost the message its
+      // turn), and the pass's lease and read of the conversation, which Redis runs after the journal
+      // write. A pass for a message that turns out a duplicate finds nothing new to do.
+      const recorded = journal.record(message);
+      const spoke = speakers
         .record(message.conversation, message.speaker.userKey)
         .catch((err: unknown) => log.warn({ err, conversation: t.key }, "could not note the speaker"));
-      t.lastSpeaker = message.speaker.userKey;
-      if (io) t.ios.set(message.id, io);
-      acknowledge(t, message, io ?? options.io(t.key)).catch((err: unknown) =>
+      schedule(t);
+      let fresh = false;
+      try {
+        fresh = await recorded;
+      } finally {
+        if (!fresh && mine) t.unfetched.delete(message.id);
+        if (!fresh && ownIo) t.ios.delete(message.id);
+      }
+      await spoke;
+      recordSubmitted(message, fresh);
+      if (!fresh) return { accepted: false, reason: "duplicate" };
+      acknowledge(t, message, io ?? options.io(t.key), running).catch((err: unknown) =>
         log.warn({ err, conversation: t.key }, "queued acknowledgement failed"),
       );
-      schedule(t);
       return { accepted: true };
     },
 

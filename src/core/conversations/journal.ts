@@ -37,7 +37,22 @@ export class LogLostError extends Error {
   readonly code = "LOG_LOST";
 }
 
+/** Inbox entries a snapshot reads when the reader knows nothing of the conversation (its newest). */
+const SNAPSHOT_TAIL = 32;
+
+/**
+ * The conversation as a pass finds it, read in the round trip that takes its lease: the lengths of
+ * log and inbox, and the inbox from `inbox.from` on (an unknown conversation's newest entries).
+ */
+export interface Snapshot {
+  logLength: number;
+  inboxLength: number;
+  inbox: { from: number; items: InboundMessage[] };
+}
+
 export interface Journal {
+  /** Lengths and unread inbox, all in one round trip (see `Snapshot`); `from` = inbox entries already read. */
+  snapshot(conversation: ConversationKey, from: number | undefined): Promise<Snapshot>;
   /** Record the message once: false when this platform id was already journaled (within the TTL). */
   record(message: InboundMessage): Promise<boolean>;
   /**
@@ -97,6 +112,16 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
       return append(message);
     },
     recordAgain: append,
+    async snapshot(c, from) {
+      const [logLength, inboxLength, items] = await Promise.all([
+        store.length(K.log(c)),
+        store.length(K.inbox(c)),
+        store.range<InboundMessage>(K.inbox(c), from ?? -SNAPSHOT_TAIL, -1),
+      ]);
+      // Read together, so the lengths and the items agree.
+      const start = from === undefined ? Math.max(0, inboxLength - items.length) : from;
+      return { logLength, inboxLength, inbox: { from: start, items } };
+    },
     inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
     inboxLength: (c) => store.length(K.inbox(c)),
     async threadReach(c) {

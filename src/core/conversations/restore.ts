@@ -5,7 +5,7 @@
  */
 
 import { log } from "../log.js";
-import type { Journal } from "./journal.js";
+import type { Journal, Snapshot } from "./journal.js";
 import type { LogEntry } from "./log-entry.js";
 import {
   answerSince,
@@ -18,15 +18,21 @@ import {
 } from "./replay.js";
 import type { Live, Thread, ThreadEnv } from "./thread-state.js";
 
-/** Rebuild from the log unless the in-memory agent is current. */
-export async function restore(t: Thread, env: ThreadEnv): Promise<Live> {
+/**
+ * Rebuild from the log unless the in-memory agent is current. `snap`: the lengths were just read
+ * with the lease (`Journal.snapshot`), so they are not read again.
+ */
+export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promise<Live> {
   const { journal, options } = env;
-  const [length, inboxLength] = await Promise.all([journal.logLength(t.key), journal.inboxLength(t.key)]);
+  const [length, inboxLength] = snap
+    ? [snap.logLength, snap.inboxLength]
+    : await Promise.all([journal.logLength(t.key), journal.inboxLength(t.key)]);
   const held = t.live;
   // Shorter than what this instance read or wrote: the store lost it (no writer removes entries).
   if (held && (length < held.logLength || inboxLength < held.fetched)) return reseed(t, env, held);
   if (held && !held.stale && held.logLength === length) return held;
-  const entries = await journal.readLog(t.key);
+  // An empty log (a new conversation) needs no read.
+  const entries = length === 0 ? [] : await journal.readLog(t.key);
   const progress = progressOf(entries);
   const at = Date.now();
   const repair: LogEntry[] = tailOrphans(entries).map((message) => ({ type: "message", message, at }));
@@ -89,8 +95,13 @@ async function reseed(t: Thread, env: ThreadEnv, held: Live): Promise<Live> {
   return t.live;
 }
 
-export async function fetchInbox(t: Thread, live: Live, journal: Journal): Promise<void> {
-  const items = await journal.inboxFrom(t.key, live.fetched);
+/** Read the inbox past what `live` has read; from `snap` when it holds all of that. */
+export async function fetchInbox(t: Thread, live: Live, journal: Journal, snap?: Snapshot): Promise<void> {
+  const fromSnap =
+    snap && snap.inbox.from <= live.fetched && snap.inbox.from + snap.inbox.items.length === snap.inboxLength;
+  const items = fromSnap
+    ? snap.inbox.items.slice(live.fetched - snap.inbox.from)
+    : await journal.inboxFrom(t.key, live.fetched);
   live.fetched += items.length;
   live.pending.push(...items);
   for (const m of items) t.unfetched.delete(m.id);

@@ -11,6 +11,7 @@ import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/ty
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
+import type { Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordTurnStart } from "./observe.js";
@@ -19,14 +20,23 @@ import { fetchInbox, journalMissing, restore } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
 import type { ConversationIO, InboundMessage } from "./types.js";
 
-/** Work until the inbox is fully taken (or shutdown / lease loss). Returns the taken count. */
-export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<number> {
+/**
+ * Work until the inbox is fully taken (or shutdown / lease loss). Returns the taken count. `snap`:
+ * the conversation as read with the lease; it stands for the first reads of the log and inbox.
+ */
+export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snapshot): Promise<number> {
   const { journal } = env;
-  let live = await restore(t, env);
+  let live = await restore(t, env, snap);
+  // Good for the first look at the inbox only, and only if nothing was written since it was read.
+  let first: Snapshot | undefined = snap;
   const cut = t.interrupted;
   t.interrupted = null;
-  if (cut) live = await finishCut(t, live, lease, env, cut);
+  if (cut) {
+    first = undefined;
+    live = await finishCut(t, live, lease, env, cut);
+  }
   if (live.open) {
+    first = undefined;
     const open = live.open;
     live.open = null;
     if (open.answer !== undefined) {
@@ -47,8 +57,9 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
   }
   for (;;) {
     if (env.closing() || lease.lost.aborted) return live.taken;
-    live = await restore(t, env);
+    if (!first) live = await restore(t, env);
     for (const c of t.controls.splice(0)) {
+      first = undefined;
       try {
         await c.run(live, env, t);
         c.done();
@@ -58,7 +69,8 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv): Promise<nu
       }
       live = await restore(t, env);
     }
-    await fetchInbox(t, live, journal);
+    await fetchInbox(t, live, journal, first);
+    first = undefined;
     if (live.pending.length === 0) {
       await journal.clearPending(t.key);
       // A message journaled just before the clear: take it now rather than lose its marker.
