@@ -155,11 +155,6 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     let narration = "";
 
     const identity = identityLine(deps.identity ?? DEFAULT_IDENTITY, ctx, input.speaker);
-    // The channel's settings as they are when the turn starts (an admin's change applies next turn).
-    const channel = await channelSettings(ctx.conversation);
-    const tools = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
-    // The requester's messages that queued behind the opening one are answered in this same turn.
-    const asked = [await enter(input, ctx), ...(await enterQueued(ctx, progress))].join("\n");
     const fault = (query: string): Promise<MemoryPage> =>
       deps.memory.fault({
         user: input.speaker.userKey,
@@ -169,7 +164,21 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
         activeGoal: activeGoal(summary, working),
         live: working,
       });
-    let page = await fault(asked);
+    // The channel's settings as they are when the turn starts (an admin's change applies next turn),
+    // the opening message's log write and, for a plain message (in the window as soon as `enter`
+    // starts), the memory page: read and written together, in one round trip to the store.
+    const channelP = channelSettings(ctx.conversation);
+    const entering = enter(input, ctx);
+    const plain = !input.files?.length && !input.context?.length;
+    const opening = plain ? enterUserMessage(input, ctx.shared, limits.contextWindow) : undefined;
+    const early = opening && !opening.cut ? fault(opening.text) : undefined;
+    early?.catch(() => undefined); // awaited below, or superseded; never an unhandled rejection
+    // The requester's messages that queued behind the opening one are answered in this same turn.
+    const queued = [await entering, ...(await enterQueued(ctx, progress))];
+    const asked = queued.join("\n");
+    let page = early && queued.length === 1 ? await early : await fault(asked);
+    const channel = await channelP;
+    const tools = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
 
     const window = () => {
       const schemas = tools.schemas();

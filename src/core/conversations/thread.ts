@@ -11,7 +11,7 @@ import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/ty
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
-import type { Snapshot } from "./journal.js";
+import { LogConflictError, type Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordTurnStart } from "./observe.js";
@@ -196,15 +196,12 @@ async function runTurn(
 ): Promise<void> {
   const { journal } = env;
   if (mode === "resume") await recordLostReply(t, live, env);
+  // A new turn's start is logged with its first event (one write, no round trip of its own): a
+  // crash before that leaves the message untaken, and it runs again from the start.
+  const starting: LogEntry[] = [];
+  const takenBefore = live.taken;
   if (mode === "new") {
-    const start: LogEntry = { type: "turn-start", from: live.taken, id: opening.id, at: Date.now() };
-    try {
-      live.logLength = await journal.appendLog(t.key, [start], live.logLength);
-    } catch (err) {
-      // Not started: it stays first in line (a reseed journals it again if the store lost it).
-      live.pending.unshift(opening);
-      throw err;
-    }
+    starting.push({ type: "turn-start", from: live.taken, id: opening.id, at: Date.now() });
     live.taken++;
     recordTurnStart(opening);
   }
@@ -216,17 +213,26 @@ async function runTurn(
   // Handed to the loop but not yet logged as taken; logged with the next event, before the loop moves on.
   const handed: InboundMessage[] = [];
   const takeHanded = (): LogEntry[] => {
-    if (handed.length === 0) return [];
-    const entry: LogEntry = {
+    const entries = starting.splice(0);
+    if (handed.length === 0) return entries;
+    entries.push({
       type: "taken",
       from: live.taken,
       count: handed.length,
       ids: handed.map((m) => m.id),
       at: Date.now(),
-    };
+    });
     live.taken += handed.length;
     handed.length = 0;
-    return [entry];
+    return entries;
+  };
+  /** The start never reached the log: the turn did not begin; its messages are first in line again. */
+  const unstarted = (): boolean => {
+    if (mode !== "new" || starting.length === 0) return false;
+    live.pending.unshift(opening, ...handed);
+    live.taken = takenBefore;
+    t.ios.set(opening.id, io);
+    return true;
   };
   const ctx: TurnContext = {
     ...turnContext(t, live, env, io, opening.shared, placeOf(opening), controller.signal, takeHanded),
@@ -246,6 +252,12 @@ async function runTurn(
   } catch (err) {
     const shown = err instanceof AnswerShownError;
     const cause = shown ? err.cause : err;
+    // The store failed the first write: nothing of the turn was logged, so it has not begun.
+    if (!shown && (isStoreTrouble(cause) || cause instanceof LogConflictError) && unstarted()) {
+      lease.lost.removeEventListener("abort", onLost);
+      t.turn = null;
+      throw cause;
+    }
     if (!controller.signal.aborted && isStoreTrouble(cause)) {
       // The store went away mid-turn: the turn is finished when it answers again (`drain`), not failed.
       log.warn(
