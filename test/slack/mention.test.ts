@@ -100,11 +100,23 @@ describe("Slack mentions and DMs", () => {
     await until("idle", () => h!.conversations.stats().running === 0);
     expect(h.ep.requests).toHaveLength(1);
     expect(h.fake.callsTo("chat.postMessage").filter((c) => c.args.text === "once")).toHaveLength(1);
-    // Both deliveries were claimed durably by event_id.
-    expect((await h.store.keys("slack:event:")).sort()).toEqual([
-      "slack:event:EvOTHER",
-      "slack:event:EvRETRY1",
-    ]);
+    // The journal took the message once (by its id); no event_id claim is kept for a message.
+    expect(await h.store.keys("slack:event:")).toEqual([]);
+  });
+
+  it("answers a retry of a delivery a crash cut short (an event_id claim left behind does not swallow it)", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "after the crash" } }] });
+    // What a process killed mid-delivery left: an in-flight claim for the event, nothing journaled.
+    await h.store.set("slack:event:EvCUT", 1, 30_000);
+    const res = await h.slack.event(envelope(mention("C1", "UANN", "are you there?"), "EvCUT"), {
+      retryNum: 1,
+    });
+    expect(res.status).toBe(200);
+    await h.fake.waitFor(
+      () => h!.fake.callsTo("chat.postMessage").some((c) => c.args.text === "after the crash"),
+      "answer to the retried delivery",
+    );
+    expect(h.ep.requests).toHaveLength(1);
   });
 
   it("still answers when users.info fails (the speaker is named by id, and the failure logged)", async () => {

@@ -138,9 +138,9 @@ export interface InboundExtra {
 export type TakeInbound = (body: unknown, extra?: InboundExtra) => Promise<void>;
 
 export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
-  // Retried deliveries of an event in flight are dropped here; later ones by the journal (message id).
-  // Messages are claimed where they are taken (`takeMessage`), in the same round trip as the reads
-  // that decide them; every other event is claimed here.
+  // Retried deliveries of an event in flight are dropped here. Not messages: the journal takes each
+  // message once (by its id, atomically, on every instance), and a claim would outlive a delivery
+  // cut by a crash, so that Slack's retry was answered 200 as a "duplicate" and the message lost.
   app.use(async ({ body, next }: AllMiddlewareArgs & { body: unknown }) => {
     const { eventId, event } = envelopeOf(body);
     if (!eventId || isMessageEvent(event)) return next();
@@ -197,40 +197,17 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
     eventId: string | undefined,
     extra: InboundExtra,
   ): Promise<void> => {
-    const claim = eventId ? eventClaimKey(eventId) : undefined;
-    try {
-      await decideAndSubmit(d, me, eventId, extra, claim);
-    } catch (err) {
-      // Not journaled: forget the claim so Slack's retry is processed.
-      if (claim) await deps.store.delete(claim).catch(() => undefined); // the error below says why
-      throw err;
-    }
-  };
-
-  const decideAndSubmit = async (
-    d: Message,
-    me: SlackIdentity,
-    eventId: string | undefined,
-    extra: InboundExtra,
-    claim: string | undefined,
-  ): Promise<void> => {
     const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
-    // One round trip: the event's claim and everything that decides whether the message is taken.
-    // How far the transcript reaches into this thread (anything there means Neo answers in it) is
-    // not needed for a top-level channel message: it opens its own thread.
-    const [claimed, reach, settings, allowed] = await Promise.all([
-      claim ? deps.store.setIfAbsent(claim, 1, EVENT_CLAIM_MS) : true,
+    // One round trip reads everything that decides whether the message is taken. How far the
+    // transcript reaches into this thread (anything there means Neo answers in it) is not needed
+    // for a top-level channel message: it opens its own thread.
+    const [reach, settings, allowed] = await Promise.all([
       d.shared && !d.inThread ? NO_REACH : deps.conversations.threadReach(d.conversation),
       d.shared
         ? deps.channels.get(channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }))
         : undefined,
       deps.access.isAllowed(speakerKey),
     ]);
-    if (!claimed) {
-      // A retried delivery of an event in flight: its first delivery answers.
-      recordInbound({ platform: "slack", id: d.id, conversation: d.conversation, disposition: "duplicate" });
-      return;
-    }
     const seen = reach.seen;
     if (reach.covered !== undefined && comparePositions(d.ts, reach.covered) < 0) {
       // A later message read the thread past this one (it came late): it is in the transcript.

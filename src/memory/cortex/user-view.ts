@@ -171,41 +171,49 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
     }
   };
 
-  /** True when the list still starts with the item we cached first (it was not wiped and refilled). */
-  const sameHead = async (key: string, firstId: string | undefined): Promise<boolean> => {
-    if (firstId === undefined) return true;
-    const [head] = await store.range<{ id?: unknown }>(key, 0, 0);
-    return head?.id === firstId;
-  };
-
   async function refresh(user: UserKey): Promise<UserView> {
     const keys = cortexKeys(user);
-    const token = await store.get<string>(keys.version);
     const cached = cache.get(user);
-    if (cached && cached.token === token) {
+    // One round trip: the version token, the head of each list (still the one cached: not wiped and
+    // refilled) and everything past what the cache holds (nothing, when the token is unchanged).
+    // Lists are append-only and the token is set after an append, so items read with a token are
+    // never fewer than it stands for; an item read early is read again at most, never missed.
+    const [token, recordsHead, turnsHead, newRecords, newTurns] = await Promise.all([
+      store.get<string>(keys.version),
+      store.range<{ id?: unknown }>(keys.records, 0, 0),
+      store.range<{ id?: unknown }>(keys.turns, 0, 0),
+      store.range<unknown>(keys.records, cached?.recordsLen ?? 0, -1),
+      store.range<unknown>(keys.turns, cached?.turnsLen ?? 0, -1),
+    ]);
+    if (cached && cached.token === token && newRecords.length === 0 && newTurns.length === 0) {
       cache.delete(user);
       cache.set(user, cached);
       return cached;
     }
-    const [recordsLen, turnsLen] = await Promise.all([store.length(keys.records), store.length(keys.turns)]);
+    // Nothing cached: what was read from the start is the whole of both lists.
+    const intact =
+      cached === undefined ||
+      ((cached.firstRecordId === undefined || recordsHead[0]?.id === cached.firstRecordId) &&
+        (cached.firstTurnId === undefined || turnsHead[0]?.id === cached.firstTurnId));
     let view: Cached;
-    if (
-      cached &&
-      recordsLen >= cached.recordsLen &&
-      turnsLen >= cached.turnsLen &&
-      (await sameHead(keys.records, cached.firstRecordId)) &&
-      (await sameHead(keys.turns, cached.firstTurnId))
-    ) {
-      view = cached;
+    if (intact) {
+      view = cached ?? empty(token);
+      applyRecords(view, newRecords);
+      applyTurns(view, newTurns);
+      view.recordsLen += newRecords.length;
+      view.turnsLen += newTurns.length;
     } else {
+      // Wiped (or shorter than cached): read both lists whole.
       view = empty(token);
+      const [records, turns] = await Promise.all([
+        store.range<unknown>(keys.records, 0, -1),
+        store.range<unknown>(keys.turns, 0, -1),
+      ]);
+      applyRecords(view, records);
+      applyTurns(view, turns);
+      view.recordsLen = records.length;
+      view.turnsLen = turns.length;
     }
-    if (recordsLen > view.recordsLen)
-      applyRecords(view, await store.range(keys.records, view.recordsLen, recordsLen - 1));
-    if (turnsLen > view.turnsLen)
-      applyTurns(view, await store.range(keys.turns, view.turnsLen, turnsLen - 1));
-    view.recordsLen = recordsLen;
-    view.turnsLen = turnsLen;
     view.token = token;
     view.revision++;
     cache.delete(user);
