@@ -13,6 +13,7 @@
  */
 import { percentiles } from "../types.js";
 import { createSlackDelivery, envelope, type SlackDelivery, slackTs } from "./drivers.js";
+import { now } from "./ledger.js";
 import { question } from "./model.js";
 import { freePort, kill, start, until } from "./procs.js";
 import { ROOT, SIGNING_SECRET, SLACK_USERS, type Stack, startStack } from "./stack.js";
@@ -122,6 +123,25 @@ function redisPerMessage(stack: Stack, tokens: string[]): RedisPerMessage | unde
   return { toModel: med(parts.toModel), fromModel: med(parts.fromModel), whole: med(parts.whole) };
 }
 
+/** Redis quiet this long = the bot finished a message's work (write-back, usage) before the next. */
+const QUIET_MS = 30;
+
+/**
+ * One at a time means one at a time: the next message waits until the last one's work after its
+ * answer (write-back, usage accounting) is done, seen as the bot's Redis traffic going quiet (at most
+ * 2 s). Not measured; without it that work's round trips land inside the next message's window.
+ */
+async function settled(stack: Stack): Promise<void> {
+  const wire = stack.redisWire;
+  if (!wire) return;
+  const deadline = now() + 2_000;
+  while (now() < deadline) {
+    const last = wire.chunks.at(-1)?.at ?? 0;
+    if (now() - last >= QUIET_MS) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /**
  * Send `tokens` — all at once (burst) or one after the other — and return handling times. Each goes
  * to the pool's next channel, once that channel has rested (a burst must not need a channel twice).
@@ -149,6 +169,7 @@ async function drive(
       await mention(stack, d, t, channels[i]!);
       await stack.ledger.answered(t, 30_000);
       pool.lastAnswer.set(channels[i]!, Date.now());
+      await settled(stack);
     }
   }
   await Promise.all(tokens.map((t) => stack.ledger.answered(t, 60_000)));
