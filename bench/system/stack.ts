@@ -199,7 +199,13 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       const p = start(
         "neo",
         process.execPath,
-        ["--import", "tsx", "src/main.ts"],
+        // BENCH_BOT_NODE_ARGS: extra node flags for the bot (e.g. --cpu-prof to profile it).
+        [
+          ...(process.env.BENCH_BOT_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          "--import",
+          "tsx",
+          "src/main.ts",
+        ],
         { ...env, ...extraEnv },
         ROOT,
       );
@@ -218,6 +224,11 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     },
     async killBot() {
       samplePeak();
+      if (bot && process.env.BENCH_BOT_NODE_ARGS && bot.alive()) {
+        // Profiling: a stop the bot handles, so node writes what its flags asked for.
+        process.kill(bot.pid, "SIGTERM");
+        await Promise.race([bot.exited, new Promise((r) => setTimeout(r, 10_000))]);
+      }
       if (bot) await kill(bot);
     },
     async close() {
