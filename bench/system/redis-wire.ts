@@ -13,8 +13,8 @@ import { now } from "./ledger.js";
 export interface WireChunk {
   at: number;
   commands: number;
-  /** The command names in it (first word of each, upper case), for `REDIS_WIRE_LOG`. */
-  names?: string;
+  /** The command names in it, each with its first argument (`GET(key)`): what it was about. */
+  names: string;
 }
 
 export interface RedisWire {
@@ -69,7 +69,7 @@ function commandNames(d: Buffer): string {
   const names: string[] = [];
   for (let i = 0; i < words.length; i++)
     if (/^\*\d+$/.test(words[i]!) && words[i + 2] !== undefined)
-      names.push(`${words[i + 2]!.toUpperCase()}(${(words[i + 4] ?? "").slice(0, 60)})`);
+      names.push(`${words[i + 2]!.toUpperCase()}(${(words[i + 4] ?? "").slice(0, 200)})`);
   return names.join(" ");
 }
 
@@ -85,9 +85,7 @@ export async function startRedisWire(target: { host: string; port: number }): Pr
     sockets.add(client);
     sockets.add(upstream);
     client.on("data", (d: Buffer) => {
-      const chunk: WireChunk = { at: now(), commands: count(d) };
-      if (logFile) chunk.names = commandNames(d);
-      chunks.push(chunk);
+      chunks.push({ at: now(), commands: count(d), names: commandNames(d) });
       upstream.write(d);
     });
     upstream.on("data", (d: Buffer) => client.write(d));
@@ -121,10 +119,7 @@ export async function startRedisWire(target: { host: string; port: number }): Pr
     },
     close: async () => {
       if (logFile)
-        writeFileSync(
-          logFile,
-          chunks.map((c) => `${c.at.toFixed(1)} ${c.commands} ${c.names ?? ""}`).join("\n"),
-        );
+        writeFileSync(logFile, chunks.map((c) => `${c.at.toFixed(1)} ${c.commands} ${c.names}`).join("\n"));
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,0 +1,83 @@
+/**
+ * Redis round trips on the way from a Slack event to the model call (issue 20: at most 3), counted on
+ * the wire by the bench's pass-through (`bench/system/redis-wire.ts`: one chunk the client writes
+ * without waiting = one round trip). The real Bolt app, conversations layer, memory, loop and openai
+ * SDK against the scripted endpoint, over a real Redis. A first mention warms what a busy instance
+ * holds (the user's memory view, the channel's kind); the measured one is a new conversation in
+ * another channel, by someone else, and its round trips are the chunks that name its channel or user.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { now } from "../../bench/system/ledger.js";
+import { type RedisWire, startRedisWire } from "../../bench/system/redis-wire.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
+import type { ScriptedRequest } from "../support/scripted-openai.js";
+import { envelope, type Harness, mention, startHarness, until } from "./support/harness.js";
+
+const redis = await probeRedis();
+
+const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
+const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
+const NOTHING_LEARNED = JSON.stringify({ conversations: [] });
+
+describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
+  let h: Harness | null = null;
+  let wire: RedisWire | null = null;
+  afterEach(async () => {
+    await h?.close();
+    await wire?.close();
+    h = null;
+    wire = null;
+  });
+
+  it("a mention reaches the model in at most 3 round trips to Redis", async () => {
+    const target = new URL(redis.url);
+    wire = await startRedisWire({ host: target.hostname, port: Number(target.port || 6379) });
+    h = await startHarness({
+      memory: true,
+      redis: { url: wire.url, prefix: uniquePrefix("round-trips") },
+      channels: [
+        { id: "C0WARM", name: "warm" },
+        { id: "C0MEASURE", name: "measure" },
+      ],
+    });
+    const hh = h;
+    const answerAndLearn = async (event: Record<string, unknown>, text: string) => {
+      const before = hh.memory!.stats().processed;
+      let arrived = 0;
+      hh.ep.script(
+        {
+          label: text,
+          match: isTurn,
+          expect: () => {
+            arrived = now();
+          },
+          reply: { text },
+        },
+        { label: `${text}: write-back`, match: isWriteback, reply: { text: NOTHING_LEARNED } },
+      );
+      const sent = now();
+      expect((await hh.slack.event(envelope(event))).status).toBe(200);
+      await hh.fake.waitFor(
+        () => hh.fake.callsTo("chat.postMessage").some((c) => c.args.text === text),
+        text,
+      );
+      await until("write-back", () => hh.memory!.stats().processed > before);
+      await until("idle", () => hh.conversations.stats().running === 0);
+      return { sent, arrived };
+    };
+
+    await answerAndLearn(mention("C0WARM", "UANN", "first question"), "First answer.");
+    // Bob has memory too (his view is cached like any active user's).
+    await answerAndLearn(mention("C0WARM", "UBOB", "hello"), "Hello Bob.");
+    const { sent, arrived } = await answerAndLearn(
+      mention("C0MEASURE", "UBOB", "what is the status?"),
+      "All green.",
+    );
+
+    const ours = wire.chunks.filter((c) => c.at >= sent && c.at < arrived && /C0MEASURE|UBOB/.test(c.names));
+    expect(arrived).toBeGreaterThan(sent);
+    // Each round trip is listed, so a failure shows what the path asked of Redis.
+    expect(ours.map((c) => c.names).length, ours.map((c) => c.names).join("\n")).toBeLessThanOrEqual(3);
+    expect(ours.length).toBeGreaterThan(0);
+  });
+});
