@@ -174,9 +174,10 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
     const early = opening && !opening.cut ? fault(opening.text) : undefined;
     early?.catch(() => undefined); // awaited below, or superseded; never an unhandled rejection
     // The requester's messages that queued behind the opening one are answered in this same turn.
-    const queued = [await entering, ...(await enterQueued(ctx, progress))];
-    const asked = queued.join("\n");
-    let page = early && queued.length === 1 ? await early : await fault(asked);
+    const words = [await entering, ...(await enterQueued(ctx, progress))];
+    const asked = words.join("\n");
+    // The early page searched the opening's words only: queued messages need a search of their own.
+    let page = early && words.length === 1 ? await early : await fault(asked);
     const channel = await channelP;
     const tools = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
 
