@@ -169,6 +169,11 @@ const toolsEnv = z.object({
     .describe(
       "A user's own process of a per-user tool server (manifest `scope: user`, e.g. the default filesystem tool) is stopped after this long without a call; the next call starts it again.",
     ),
+  NEO_TOOL_USER_MAX_PROCESSES: int(1)
+    .default(32)
+    .describe(
+      "Most users' processes of one per-user tool server running at once. A new user's call stops the least recently used idle one; when all are busy, it waits for one to finish (cancelled with its turn).",
+    ),
   NEO_ESCALATE_PATTERNS: csv
     .optional()
     .describe(

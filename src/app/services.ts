@@ -97,6 +97,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     resultMaxChars: cfg.NEO_TOOL_RESULT_MAX_CHARS,
     callTimeoutMs: cfg.NEO_TOOL_TIMEOUT_MS,
     userIdleMs: cfg.NEO_TOOL_USER_IDLE_MS,
+    userMaxProcesses: cfg.NEO_TOOL_USER_MAX_PROCESSES,
     coreExecute: (intent, ctx) => {
       if (!coreExecute) throw new Error("core_execute called before start-up finished");
       return coreExecute(intent, ctx);

@@ -35,7 +35,7 @@ const alive = (pid: number) => {
 };
 
 /** The crasher fixture, one process per user; it refuses to start when its user's folder says so. */
-async function perUserCrasher(data: string, userIdleMs: number) {
+async function perUserCrasher(data: string, userIdleMs: number, userMaxProcesses?: number) {
   const crasher = fixture("crasher", { CRASHER_REFUSE_FILE: `${ref("NEO_USER_DIR")}/refuse` });
   const s = await createToolSurface({
     manifest: parseManifest({
@@ -46,13 +46,20 @@ async function perUserCrasher(data: string, userIdleMs: number) {
     resultMaxChars: 10_000,
     callTimeoutMs: 20_000,
     userIdleMs,
+    ...(userMaxProcesses ? { userMaxProcesses } : {}),
   });
   open.push(s);
   return s;
 }
 
-const echo = async (s: McpToolSurface, user: string) =>
-  pidOf((await s.dispatch("c__echo", { text: "hi" }, ctxFor(user))).content);
+const echo = async (s: McpToolSurface, user: string, signal?: AbortSignal) =>
+  pidOf(
+    (await s.dispatch("c__echo", { text: "hi" }, { ...ctxFor(user), ...(signal ? { signal } : {}) })).content,
+  );
+
+/** A call that runs until `ctl` aborts it: the user's process stays busy meanwhile. */
+const hang = (s: McpToolSurface, user: string, ctl: AbortController) =>
+  s.dispatch("c__hang", {}, { ...ctxFor(user), signal: ctl.signal }).catch((e: unknown) => e);
 
 describe("per-user tool servers", () => {
   it("lists the tools with no user process running, then runs each user's calls in their own process", async () => {
@@ -86,6 +93,62 @@ describe("per-user tool servers", () => {
     const again = await echo(s, ANN);
     expect(again).not.toBe(first);
     expect(alive(again)).toBe(true);
+  });
+
+  it("keeps at most NEO_TOOL_USER_MAX_PROCESSES: a new user's call stops the least recently used idle process", async () => {
+    const s = await perUserCrasher(tempDir("user-cap"), 60_000, 2);
+    const ann = await echo(s, ANN);
+    const bob = await echo(s, BOB);
+    expect(await echo(s, ANN)).toBe(ann); // Ann used last: Bob is now the least recent
+    const cy = await echo(s, CY);
+    await until(() => !alive(bob), "Bob's idle process to be stopped for Cy's");
+    expect(alive(ann)).toBe(true);
+    expect(s.servers()[0]).toMatchObject({ instances: 2, waiting: 0 });
+    // Bob comes back: Ann's is now the least recent (Cy's call came after hers).
+    const bob2 = await echo(s, BOB);
+    expect(bob2).not.toBe(bob);
+    await until(() => !alive(ann), "Ann's idle process to be stopped for Bob's");
+    expect(alive(cy)).toBe(true);
+    expect(s.servers()[0]).toMatchObject({ instances: 2 });
+  });
+
+  it("when every process is busy, a new user's call waits in order for one to finish; a cancelled wait leaves the line", async () => {
+    const s = await perUserCrasher(tempDir("user-busy"), 60_000, 2);
+    const annCtl = new AbortController();
+    const bobCtl = new AbortController();
+    const annHang = hang(s, ANN, annCtl);
+    const bobHang = hang(s, BOB, bobCtl);
+    expect(s.servers()[0]).toMatchObject({ instances: 2 });
+    const pids = new Map<string, number>();
+    const order: string[] = [];
+    const cyCall = echo(s, CY).then((pid) => {
+      order.push("cy");
+      pids.set("cy", pid);
+    });
+    const deeCtl = new AbortController();
+    const deeCall = echo(s, DEE, deeCtl.signal).catch((e: unknown) => e);
+    const eveCall = echo(s, "slack:T1:UEVE").then((pid) => {
+      order.push("eve");
+      pids.set("eve", pid);
+    });
+    await until(() => s.servers()[0]!.waiting === 3, "three calls waiting for room");
+    expect(s.servers()[0]).toMatchObject({ instances: 2 });
+
+    deeCtl.abort();
+    expect(await deeCall).toBeInstanceOf(ToolTransportError);
+    expect(s.servers()[0]).toMatchObject({ waiting: 2 });
+
+    annCtl.abort(); // Ann's call ends: her idle process makes room for the first in line
+    await annHang;
+    await cyCall;
+    // Cy's call done, his process is idle in turn: the next in line takes its room (Bob's is busy).
+    await eveCall;
+    expect(order).toEqual(["cy", "eve"]);
+    expect(pids.get("cy")).not.toBe(pids.get("eve"));
+    await until(() => !alive(pids.get("cy")!), "Cy's idle process to be stopped for Eve's");
+    expect(s.servers()[0]).toMatchObject({ instances: 2, waiting: 0 });
+    bobCtl.abort();
+    await bobHang;
   });
 
   it("a user whose process cannot start gets a transport error; others are served; a later call retries", async () => {

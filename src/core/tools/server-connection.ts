@@ -29,6 +29,8 @@ export interface ServerInfo {
   scope?: "user";
   /** Per-user servers: user processes running now. */
   instances?: number;
+  /** Per-user servers: calls waiting for room under `NEO_TOOL_USER_MAX_PROCESSES`. */
+  waiting?: number;
 }
 
 export interface ServerConnectionOptions {

@@ -22,7 +22,13 @@ import {
   memoryRecallArgs,
   memoryRecallSchema,
 } from "./synthetic.js";
-import { DEFAULT_USER_IDLE_MS, perUserServer, sharedServer, type ToolServer } from "./tool-server.js";
+import {
+  DEFAULT_USER_IDLE_MS,
+  DEFAULT_USER_MAX_PROCESSES,
+  perUserServer,
+  sharedServer,
+  type ToolServer,
+} from "./tool-server.js";
 
 const intentArg = coreExecuteArgs.transform((a) => a.intent);
 const queryArg = memoryRecallArgs.transform((a) => a.query);
@@ -61,6 +67,8 @@ export interface ToolSurfaceOptions {
   maxRestarts?: number;
   /** A user's process of a `scope: user` server is stopped after this long without a call. */
   userIdleMs?: number;
+  /** Most users' processes of one `scope: user` server at once (`NEO_TOOL_USER_MAX_PROCESSES`). */
+  userMaxProcesses?: number;
   /**
    * `core_execute(intent)` delegate. May be wired after construction through a closure (the
    * embedded executor needs the surface first). Unset: `core_execute` answers in-band that it is
@@ -204,6 +212,7 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
         ...connection,
         usersDir: resolveValue(manifest.usersDir, env, alias, "usersDir"),
         idleMs: opts.userIdleMs ?? DEFAULT_USER_IDLE_MS,
+        maxInstances: opts.userMaxProcesses ?? DEFAULT_USER_MAX_PROCESSES,
       });
     });
     rebind();

@@ -22,6 +22,8 @@ import { ToolTransportError } from "./types.js";
 
 /** Default idle time before a user's server process is stopped (`NEO_TOOL_USER_IDLE_MS`). */
 export const DEFAULT_USER_IDLE_MS = 600_000;
+/** Default most users' processes of one per-user server running at once (`NEO_TOOL_USER_MAX_PROCESSES`). */
+export const DEFAULT_USER_MAX_PROCESSES = 32;
 
 export interface ToolServer {
   readonly alias: string;
@@ -67,6 +69,12 @@ export interface PerUserServerOptions extends ServerConnectionOptions {
   /** The folder per-user folders are made in (resolved). */
   usersDir: string;
   idleMs: number;
+  /**
+   * Most users' processes running at once. A new user's call stops the least recently used idle
+   * one; when every one is busy it waits, in order, for one to finish (a workspace of thousands
+   * must not become thousands of processes).
+   */
+  maxInstances: number;
 }
 
 interface Instance {
@@ -104,26 +112,88 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     opts.onToolsChanged();
   }
 
+  /** Calls of users without a process, waiting for room, in arrival order. */
+  const waiting: { wake: () => void }[] = [];
+
   function stop(owner: UserKey, inst: Instance): void {
     if (instances.get(owner) !== inst) return;
+    clearTimeout(inst.idle);
     instances.delete(owner);
     void inst.conn.close();
   }
 
-  /** The user's instance; a new one when they have none, or theirs failed (a fresh start retries). */
-  function instanceOf(owner: UserKey): Instance {
-    const held = instances.get(owner);
-    const status = held?.conn.info().status;
-    if (held && status !== "failed" && status !== "closed") return held;
-    if (held) stop(owner, held);
+  /** Room for one more process: below the cap, or the least recently used idle process stopped. */
+  function makeRoom(): boolean {
+    if (instances.size < opts.maxInstances) return true;
+    // Map order is use order: `reserve` re-inserts the user it serves.
+    for (const [owner, inst] of instances) {
+      if (inst.inFlight > 0) continue;
+      stop(owner, inst);
+      return true;
+    }
+    return false;
+  }
+
+  /** Wait until a process goes idle (or stops), or the call is cancelled; `first`: at the front. */
+  function vacancy(label: string, first: boolean, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const entry = {
+        wake: () => {
+          signal?.removeEventListener("abort", cancel);
+          resolve();
+        },
+      };
+      const cancel = () => {
+        const at = waiting.indexOf(entry);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(new ToolTransportError(`${label} failed: cancelled`, label));
+      };
+      if (signal?.aborted) return cancel();
+      signal?.addEventListener("abort", cancel, { once: true });
+      if (first) waiting.unshift(entry);
+      else waiting.push(entry);
+    });
+  }
+
+  function spawn(owner: UserKey): Instance {
     const env = { ...opts.env, [USER_DIR_VAR]: resolve(opts.usersDir, userFolderName(owner)) };
     // Warnings name the server only: user keys stay out of status and logs.
     const conn = connectionFor(env, (m) => opts.onWarning(`${m} (one user's instance)`));
-    const inst: Instance = { conn, inFlight: 0 };
-    instances.set(owner, inst);
     // Not awaited: the call waits for the start it shares with concurrent calls.
     void conn.start();
-    return inst;
+    return { conn, inFlight: 0 };
+  }
+
+  /**
+   * The user's instance, reserved for one call (in flight, idle timer cleared): theirs while it
+   * lives; a new one in place of theirs when it failed (a fresh start retries); else a new one once
+   * there is room, after the calls that were already waiting for room.
+   */
+  async function reserve(owner: UserKey, label: string, signal?: AbortSignal): Promise<Instance> {
+    let woken = false;
+    for (;;) {
+      if (closed) throw new ToolTransportError(`server "${alias}" is closed`, label);
+      const held = instances.get(owner);
+      const status = held?.conn.info().status;
+      let inst: Instance | undefined;
+      if (held && status !== "failed" && status !== "closed") inst = held;
+      else if (held) {
+        stop(owner, held);
+        inst = spawn(owner);
+      } else if ((woken || waiting.length === 0) && makeRoom()) inst = spawn(owner);
+      if (inst) {
+        instances.delete(owner);
+        instances.set(owner, inst);
+        clearTimeout(inst.idle);
+        inst.inFlight += 1;
+        // Room left over (below the cap while several waited) goes to the next in line.
+        if (woken && instances.size < opts.maxInstances) waiting.shift()?.wake();
+        return inst;
+      }
+      // A woken call that lost the room to nobody in particular keeps its place at the front.
+      await vacancy(label, woken, signal);
+      woken = true;
+    }
   }
 
   async function call(
@@ -135,9 +205,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
   ): Promise<CallToolResult> {
     if (closed) throw new ToolTransportError(`server "${alias}" is closed`, label);
     const owner = cortexOwner(user);
-    const inst = instanceOf(owner);
-    clearTimeout(inst.idle);
-    inst.inFlight += 1;
+    const inst = await reserve(owner, label, signal);
     try {
       return await inst.conn.call(tool, args, label, signal);
     } finally {
@@ -146,6 +214,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
         inst.idle = setTimeout(() => stop(owner, inst), opts.idleMs);
         // An idle timer never keeps the process alive.
         inst.idle.unref();
+        waiting.shift()?.wake();
       }
     }
   }
@@ -155,12 +224,13 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     start,
     tools: () => tools,
     call,
-    info: () => ({ ...probed, scope: "user", instances: instances.size }),
+    info: () => ({ ...probed, scope: "user", instances: instances.size, waiting: waiting.length }),
     async close() {
       closed = true;
       const all = [...instances.values()];
       instances.clear();
       for (const inst of all) clearTimeout(inst.idle);
+      for (const w of waiting.splice(0)) w.wake();
       await Promise.all(all.map((i) => i.conn.close()));
     },
   };
