@@ -125,22 +125,25 @@ describe("per-user tool servers", () => {
       order.push("cy");
       pids.set("cy", pid);
     });
+    // Cy's second call waits too, and runs in the process his first call gets.
+    const cyAgain = echo(s, CY);
     const deeCtl = new AbortController();
     const deeCall = echo(s, DEE, deeCtl.signal).catch((e: unknown) => e);
     const eveCall = echo(s, "slack:T1:UEVE").then((pid) => {
       order.push("eve");
       pids.set("eve", pid);
     });
-    await until(() => s.servers()[0]!.waiting === 3, "three calls waiting for room");
+    await until(() => s.servers()[0]!.waiting === 4, "four calls waiting for room");
     expect(s.servers()[0]).toMatchObject({ instances: 2 });
 
     deeCtl.abort();
     expect(await deeCall).toBeInstanceOf(ToolTransportError);
-    expect(s.servers()[0]).toMatchObject({ waiting: 2 });
+    expect(s.servers()[0]).toMatchObject({ waiting: 3 });
 
     annCtl.abort(); // Ann's call ends: her idle process makes room for the first in line
     await annHang;
     await cyCall;
+    expect(await cyAgain).toBe(pids.get("cy"));
     // Cy's call done, his process is idle in turn: the next in line takes its room (Bob's is busy).
     await eveCall;
     expect(order).toEqual(["cy", "eve"]);

@@ -113,7 +113,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
   }
 
   /** Calls of users without a process, waiting for room, in arrival order. */
-  const waiting: { wake: () => void }[] = [];
+  const waiting: { owner: UserKey; wake: () => void }[] = [];
 
   function stop(owner: UserKey, inst: Instance): void {
     if (instances.get(owner) !== inst) return;
@@ -135,9 +135,10 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
   }
 
   /** Wait until a process goes idle (or stops), or the call is cancelled; `first`: at the front. */
-  function vacancy(label: string, first: boolean, signal?: AbortSignal): Promise<void> {
+  function vacancy(owner: UserKey, label: string, first: boolean, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       const entry = {
+        owner,
         wake: () => {
           signal?.removeEventListener("abort", cancel);
           resolve();
@@ -186,12 +187,17 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
         instances.set(owner, inst);
         clearTimeout(inst.idle);
         inst.inFlight += 1;
+        // The user's other calls waiting for room now have their process.
+        for (const w of waiting.filter((w) => w.owner === owner)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.wake();
+        }
         // Room left over (below the cap while several waited) goes to the next in line.
         if (woken && instances.size < opts.maxInstances) waiting.shift()?.wake();
         return inst;
       }
       // A woken call that lost the room to nobody in particular keeps its place at the front.
-      await vacancy(label, woken, signal);
+      await vacancy(owner, label, woken, signal);
       woken = true;
     }
   }
