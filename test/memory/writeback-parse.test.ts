@@ -116,8 +116,20 @@ describe("parseWriteback", () => {
       EMPTY_EXTRACT,
       { ...EMPTY_EXTRACT, facts: ["from the third"] },
     ]);
-    // An object that names no section (the one-conversation shape of before) is no one's.
-    expect(only(JSON.stringify(full))).toEqual(EMPTY_EXTRACT);
+    // With several sections, an object that names none (the one-conversation shape of before) is no one's.
+    expect(parseWriteback(JSON.stringify(full), 2)).toEqual([EMPTY_EXTRACT, EMPTY_EXTRACT]);
+  });
+
+  it("with one section, reads an entry that names none, or the bare one-conversation answer of before, as that section's", () => {
+    const expected = only(answer({ conversation: 1, ...full }));
+    expect(expected.facts).toEqual(["The repo uses pnpm workspaces."]);
+    expect(only(JSON.stringify(full))).toEqual(expected);
+    expect(only(`Here you go:\n${JSON.stringify(full)}`)).toEqual(expected);
+    expect(only(answer(full))).toEqual(expected);
+    // A number still has to be the section's: an entry named 2 is not section 1's.
+    expect(only(answer({ conversation: 2, ...full }))).toEqual(EMPTY_EXTRACT);
+    // A `conversations` list that is not a list is not a bare entry either.
+    expect(only(JSON.stringify({ conversations: "none", ...full }))).toEqual(EMPTY_EXTRACT);
   });
 
   it("applies the 5 / 5 / 3 / 1 limits and drops invalid items one by one", () => {

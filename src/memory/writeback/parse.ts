@@ -121,20 +121,30 @@ const takeStatements = (xs: unknown[], max: number) => {
 /**
  * Parse a model answer into what may be written for each of the prompt's `sections` conversations
  * (index 0 = section 1). A section without an entry, or whose first entry is invalid, gets nothing;
- * entries numbered outside the prompt's sections are ignored. Never throws.
+ * entries numbered outside the prompt's sections are ignored. When the prompt has one section, an
+ * entry that names none, or a bare entry without the `conversations` list (the one-conversation
+ * answer of before, which models still give), can only be that section's and is read as such; with
+ * several sections it is no one's. Never throws.
  */
 export function parseWriteback(text: string, sections: number): WritebackExtract[] {
   const out: WritebackExtract[] = Array.from({ length: sections }, () => EMPTY_EXTRACT);
   const seen = new Set<number>();
-  const parsed = entries.safeParse(parseLooseJson(text));
-  for (const e of parsed.success ? parsed.data.conversations : []) {
+  const json = parseLooseJson(text);
+  const bare = sections === 1 && isObject(json) && !("conversations" in json);
+  const parsed = entries.safeParse(json);
+  for (const e of bare ? [json] : parsed.success ? parsed.data.conversations : []) {
     const n = sectionNumber.safeParse(e);
-    if (!n.success || n.data.conversation > sections || seen.has(n.data.conversation)) continue;
-    seen.add(n.data.conversation);
-    out[n.data.conversation - 1] = parseEntry(e);
+    const named = isObject(e) && "conversation" in e;
+    const section = n.success ? n.data.conversation : !named && sections === 1 ? 1 : 0;
+    if (section < 1 || section > sections || seen.has(section)) continue;
+    seen.add(section);
+    out[section - 1] = parseEntry(e);
   }
   return out;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** One conversation's entry: what may be written for it. */
 function parseEntry(value: unknown): WritebackExtract {
