@@ -91,7 +91,9 @@ export async function startBenchModel(latencyMs: number): Promise<BenchModel> {
     if (req.purpose === "writeback") {
       return { text: '{"conversations":[]}', delayMs };
     }
-    if (req.purpose !== "turn") return { text: "Summary: a benchmark conversation.", delayMs };
+    // No purpose header: the overhead bench's bare Bolt + model baseline, asking as a turn would.
+    if (req.purpose !== null && req.purpose !== "turn")
+      return { text: "Summary: a benchmark conversation.", delayMs };
     const last = req.messages.at(-1);
     if (last?.role === "tool") {
       // The fixture (test/fixtures/mcp/paged.ts) answers "called <tool>"; anything else is a failure.

@@ -20,9 +20,12 @@ import { ROOT, SIGNING_SECRET, SLACK_USERS, type Stack, startStack } from "./sta
 
 export interface OverheadRun {
   label: string;
-  /** Per-message handling time (ms), for Neo and for the bare app. */
+  /** Sent all at once (goal ≤ 2.0) rather than one at a time (goal ≤ 1.5). */
+  burst: boolean;
+  /** Per-message handling time (ms), for Neo, the bare app, and the bare app asking the model first. */
   neo: number[];
   bare: number[];
+  bareModel: number[];
   /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
   neoToModel: number[];
   neoFromModel: number[];
@@ -44,6 +47,7 @@ export interface OverheadResult {
   neoConcurrency: number;
   lostNeo: number;
   lostBare: number;
+  lostBareModel: number;
   /** Slack Web API calls the fake answered over the whole run (both apps), "method status" → count. */
   slackCalls: Record<string, number>;
 }
@@ -195,25 +199,33 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
     name: `bench-${i}`,
   }));
   const stack = await startStack({ latencyMs: 0, mcp: false, countRedis: true, slackChannels });
-  const barePort = await freePort();
-  const bare = start(
-    "bare-bolt",
-    process.execPath,
-    ["--import", "tsx", "bench/system/bare-bolt.ts"],
-    {
-      SLACK_BOT_TOKEN: "xoxb-bench-token",
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: stack.slack.apiUrl,
-      PORT: String(barePort),
-    },
-    ROOT,
-  );
+  const startBare = async (name: string, extraEnv: Record<string, string> = {}) => {
+    const port = await freePort();
+    const p = start(
+      name,
+      process.execPath,
+      ["--import", "tsx", "bench/system/bare-bolt.ts"],
+      {
+        SLACK_BOT_TOKEN: "xoxb-bench-token",
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: stack.slack.apiUrl,
+        PORT: String(port),
+        ...extraEnv,
+      },
+      ROOT,
+    );
+    return { p, delivery: createSlackDelivery(`http://127.0.0.1:${port}/slack/events`, SIGNING_SECRET) };
+  };
+  const bare = await startBare("bare-bolt");
+  const bareModel = await startBare("bare-bolt-model", { MODEL_URL: stack.model.url });
   try {
     const neoD = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);
-    const bareD = createSlackDelivery(`http://127.0.0.1:${barePort}/slack/events`, SIGNING_SECRET);
+    const bareD = bare.delivery;
+    const bareModelD = bareModel.delivery;
     const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
     // Each app has its own pool of the same channels (it rests between its own uses of one).
     const barePool = channelPool(warmup);
+    const bareModelPool = channelPool(warmup);
     const neoPool = channelPool(warmup);
     let lastWarmup = 0;
     const startNeo = async (concurrency: number, tag: string) => {
@@ -227,17 +239,28 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
       neoPool.next = 0;
       await drive(stack, neoD, neoPool, ids(`ow${tag}`, warmup), false);
     };
-    await until("bare Bolt app ready", () => bare.output().includes("bare-bolt: ready"), 60_000);
+    for (const b of [bare, bareModel])
+      await until(`${b.p.name} ready`, () => b.p.output().includes("bare-bolt: ready"), 60_000);
     await drive(stack, bareD, barePool, ids("owb", warmup), false);
+    await drive(stack, bareModelD, bareModelPool, ids("owm", warmup), false);
     const runs: OverheadRun[] = [];
-    // The bare app goes first each time; the same tokens shape and channels pattern for both.
+    // The bare apps go first each time; the same tokens shape and channels pattern for all three.
     await startNeo(defaultConcurrency, "n");
     const run = async (label: string, tag: string, n: number, burst: boolean): Promise<OverheadRun> => {
       const bareTimes = await drive(stack, bareD, barePool, ids(`${tag}b`, n), burst);
+      const bareModelTimes = await drive(stack, bareModelD, bareModelPool, ids(`${tag}m`, n), burst);
       const neoTimes = await drive(stack, neoD, neoPool, ids(`${tag}n`, n), burst);
       const neoIds = ids(`${tag}n`, n);
       const redis = burst ? undefined : redisPerMessage(stack, neoIds);
-      return { label, bare: bareTimes, neo: neoTimes, ...split(stack, neoIds), redis };
+      return {
+        label,
+        burst,
+        bare: bareTimes,
+        bareModel: bareModelTimes,
+        neo: neoTimes,
+        ...split(stack, neoIds),
+        redis,
+      };
     };
     runs.push(await run(`${SEQUENTIAL} sent one at a time`, "os", SEQUENTIAL, false));
     runs.push(
@@ -267,10 +290,12 @@ export async function runOverhead(burstSize: number, defaultConcurrency: number)
       neoConcurrency: defaultConcurrency,
       lostNeo: lost(["osn", "obn", "ocn"]),
       lostBare: lost(["osb", "obb", "ocb"]),
+      lostBareModel: lost(["osm", "obm", "ocm"]),
       slackCalls: countCalls(stack.slack.calls.map((c) => `${c.method} ${c.status}`)),
     };
   } finally {
-    await kill(bare);
+    await kill(bare.p);
+    await kill(bareModel.p);
     await stack.close();
   }
 }

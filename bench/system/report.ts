@@ -23,9 +23,11 @@ export function overheadMarkdown(r: OverheadResult): string {
   const rows = r.runs.map((run) => {
     const n = medianOf(run.neo);
     const b = medianOf(run.bare);
+    const bm = medianOf(run.bareModel);
     const ratio = n / b;
     const p99 = (xs: number[]) => (xs.length ? percentiles(xs).p99 : Number.NaN);
-    return `| ${run.label} | ${ms(b)} | ${ms(p99(run.bare))} | ${ms(n)} | ${ms(p99(run.neo))} | ${ms(medianOf(run.neoToModel))} | ${ms(medianOf(run.neoFromModel))} | ${ratio.toFixed(2)} | ${goal(ratio <= 1.5)} |`;
+    const limit = run.burst ? 2.0 : 1.5;
+    return `| ${run.label} | ${ms(b)} | ${ms(p99(run.bare))} | ${ms(n)} | ${ms(p99(run.neo))} | ${ms(medianOf(run.neoToModel))} | ${ms(medianOf(run.neoFromModel))} | ${ratio.toFixed(2)} | ${goal(ratio <= limit)} (≤ ${limit.toFixed(1)}) | ${ms(bm)} | ${(n / bm).toFixed(2)} |`;
   });
   return [
     "### Overhead: Neo vs a bare Bolt app",
@@ -38,17 +40,19 @@ export function overheadMarkdown(r: OverheadResult): string {
     "includes its journal/dedupe writes to Redis, the lease, and one HTTP round trip to the model). Each",
     "mention is a new top-level message (a new conversation) in one of a pool of channels each app saw once in",
     "its warm-up (Neo looks a channel's kind up once, `conversations.info`, Tier 3, then caches it), reused only",
-    "after Slack's ~1 post/s per channel has passed (not measured). Goal: Neo/bare ≤ 1.5. Neo's time is split",
-    "at its model call (medians): *to model call* = request sent → the call reaching the endpoint (Bolt, dedupe,",
-    "journal, lease, transcript, prompt); *model call to reply* = the endpoint's instant answer → the reply at the",
-    "fake (SDK response, loop, journal, the post). The openai SDK round trip to an instant local server alone is",
-    "~7 ms on this machine (`bench/loop.bench.ts`, B).",
+    "after Slack's ~1 post/s per channel has passed (not measured). Goal (issue 20): Neo/bare ≤ 1.5 one at a",
+    "time, ≤ 2.0 in a burst. Neo's time is split at its model call (medians): *to model call* = request sent →",
+    "the call reaching the endpoint (Bolt, journal, lease, transcript, memory, prompt); *model call to reply* =",
+    "the endpoint's instant answer → the reply at the fake (SDK response, loop, journal, the post). The last two",
+    "columns are a second baseline, the same bare app asking the model first (`MODEL_URL`: the openai SDK,",
+    "streamed, as Neo asks) — what any Bolt bot that calls a model pays before Neo's own work (journal,",
+    "lease, memory, transcript, usage).",
     "",
-    "| run | bare Bolt median | bare p99 | Neo median | Neo p99 | Neo: to model call | Neo: model call to reply | ratio of medians | goal |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| run | bare Bolt median | bare p99 | Neo median | Neo p99 | Neo: to model call | Neo: model call to reply | Neo / bare | goal | bare Bolt + model call median | Neo / (bare + model) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
-    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}. Slack calls the fake answered (both apps, warm-ups included): ${Object.entries(
+    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}, bare + model ${r.lostBareModel}. Slack calls the fake answered (all apps, warm-ups included): ${Object.entries(
       r.slackCalls,
     )
       .sort()
