@@ -196,7 +196,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
         if (woken && instances.size < opts.maxInstances) waiting.shift()?.wake();
         return inst;
       }
-      // A woken call that lost the room to nobody in particular keeps its place at the front.
+      // A woken call that found the room taken (a call that came in between) keeps its place at the front.
       await vacancy(owner, label, woken, signal);
       woken = true;
     }
