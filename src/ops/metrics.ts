@@ -83,6 +83,18 @@ export const metrics = {
     labelNames: ["platform"] as const,
     registers: [registry],
   }),
+  slackGateWaits: new Counter({
+    name: "neo_slack_gate_waits_total",
+    help: "Slack calls that waited for room in their rate window or for a Retry-After, by method.",
+    labelNames: ["method"] as const,
+    registers: [registry],
+  }),
+  slackGateDropped: new Counter({
+    name: "neo_slack_gate_dropped_total",
+    help: "Cosmetic Slack calls (draft and status edits, reactions) dropped because their method's window was full, by method.",
+    labelNames: ["method"] as const,
+    registers: [registry],
+  }),
   eventErrors: new Counter({
     name: "neo_event_errors_total",
     help: "Platform payloads whose handling threw (caught; the process kept serving), by platform and payload kind (gateway event or Slack event type).",

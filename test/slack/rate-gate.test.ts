@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRateGate } from "../../src/adapters/slack/rate-gate.js";
+import { createRateGate, type Reservation } from "../../src/adapters/slack/rate-gate.js";
 
 const rateLimited = (retryAfter: number) =>
   Object.assign(new Error("ratelimited"), { code: "slack_webapi_rate_limited_error", retryAfter });
@@ -13,6 +13,7 @@ describe("rate gate", () => {
       Array.from({ length: 6 }, (_, i) =>
         gate.run({
           key: "k",
+          method: "test.method",
           rule,
           call: async () => {
             starts.push({ i, at: Date.now() });
@@ -31,12 +32,71 @@ describe("rate gate", () => {
     let done = false;
     const ran: string[] = [];
     const rule = { limit: 1, windowMs: 10_000 };
-    const first = gate.run({ key: "k", rule, skip: () => done, call: async () => ran.push("status") });
+    const first = gate.run({
+      key: "k",
+      method: "test.method",
+      rule,
+      skip: () => done,
+      call: async () => ran.push("status"),
+    });
     done = true;
-    const second = gate.run({ key: "k2", rule, call: async () => ran.push("other key") });
+    const second = gate.run({
+      key: "k2",
+      method: "test.method",
+      rule,
+      call: async () => ran.push("other key"),
+    });
     await Promise.all([first, second]);
     expect(ran).toEqual(["other key"]);
-    expect(await gate.run({ key: "k", rule, call: async () => "answer" })).toBe("answer");
+    expect(await gate.run({ key: "k", method: "test.method", rule, call: async () => "answer" })).toBe(
+      "answer",
+    );
+  });
+
+  it("sends an optional call only with room now, else drops it unsent; it never waits", async () => {
+    const gate = createRateGate();
+    const rule = { limit: 2, windowMs: 60_000 };
+    const ran: string[] = [];
+    const edit = (name: string) =>
+      gate.run({ key: "k", method: "chat.update", rule, optional: true, call: async () => ran.push(name) });
+    expect(await Promise.all([edit("a"), edit("b"), edit("c")])).toEqual([1, 2, undefined]);
+    expect(ran).toEqual(["a", "b"]);
+    expect(gate.waits()).toEqual({});
+    expect(gate.pending()).toBe(0);
+  });
+
+  it("reserved room is kept from optional calls and spent at once; a reservation is refused when the window is full", async () => {
+    const gate = createRateGate();
+    const rule = { limit: 3, windowMs: 60_000 };
+    const run = (name: string, extra: { optional?: boolean; reservation?: Reservation } = {}) =>
+      gate.run({ key: "k", method: "chat.update", rule, ...extra, call: async () => name });
+    const landing = gate.reserve("k", rule)!;
+    expect(landing).toBeDefined();
+    // Two rooms left for optional edits; the reserved one is not theirs.
+    expect(await run("edit 1", { optional: true })).toBe("edit 1");
+    expect(await run("edit 2", { optional: true })).toBe("edit 2");
+    expect(await run("edit 3", { optional: true })).toBeUndefined();
+    expect(gate.reserve("k", rule)).toBeUndefined();
+    expect(await run("answer", { reservation: landing })).toBe("answer");
+    // Spent once.
+    await expect(run("again", { reservation: landing })).rejects.toThrow("spent once");
+    expect(gate.waits()).toEqual({});
+  });
+
+  it("given-back room goes to a waiting call; while one waits, optional calls and reservations yield", async () => {
+    const gate = createRateGate();
+    const rule = { limit: 1, windowMs: 60_000 };
+    const held = gate.reserve("k", rule)!;
+    const required = gate.run({ key: "k", method: "chat.delete", rule, call: async () => "required" });
+    // The required call waits for room: nothing cosmetic may take room before it.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gate.waits()).toEqual({ k: 1 });
+    expect(gate.reserve("k", rule)).toBeUndefined();
+    expect(
+      await gate.run({ key: "k", method: "chat.delete", rule, optional: true, call: async () => "optional" }),
+    ).toBeUndefined();
+    held.release();
+    expect(await required).toBe("required");
   });
 
   it("waits out a 429 and runs the call again; gives up loudly after too many", async () => {
@@ -45,6 +105,7 @@ describe("rate gate", () => {
     const rule = { limit: 10, windowMs: 10 };
     const ok = await gate.run({
       key: "k",
+      method: "test.method",
       rule,
       call: async () => {
         if (++n === 1) throw rateLimited(0.02);
@@ -55,6 +116,7 @@ describe("rate gate", () => {
     await expect(
       gate.run({
         key: "k",
+        method: "test.method",
         rule,
         call: async () => {
           throw rateLimited(0.001);
@@ -69,6 +131,7 @@ describe("rate gate", () => {
     await expect(
       gate.run({
         key: "k",
+        method: "test.method",
         rule: { limit: 1, windowMs: 1 },
         call: async () => {
           throw new Error("channel_not_found");

@@ -66,8 +66,8 @@ describe("Slack rate limits", () => {
     expect(h.fake.callsTo("chat.postMessage")[0]!.args.text).toBe("after the wait");
   });
 
-  it("a turn does not hold its slot while its status removal waits for chat.delete's tier", async () => {
-    // One slot, and one chat.delete per ten minutes: only the first status can go at once.
+  it("a status line is shown only when its removal has room: with chat.delete's window full, none is posted and no turn waits", async () => {
+    // One slot, and one chat.delete per ten minutes: only the first status can be removed at once.
     h = await startHarness({
       maxConcurrentTurns: 1,
       rates: { delete: { limit: 1, windowMs: 600_000 } },
@@ -83,20 +83,48 @@ describe("Slack rate limits", () => {
       "answer to question 2",
       "answer to question 3",
     ]);
+    await until("calls drained", () => h!.adapter.pendingCalls() === 0);
+    const statuses = h.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("_"));
+    expect(statuses).toHaveLength(1);
     expect(h.fake.callsTo("chat.delete")).toHaveLength(1);
+    for (const i of [1, 2, 3])
+      expect(h.fake.messages(`CS${i}`).every((m) => m.text.startsWith("answer"))).toBe(true);
+    expect(Object.keys(h.adapter.rateWaits()).filter((k) => k.includes("chat.delete"))).toEqual([]);
     expect(h.fake.violations()).toEqual([]);
   });
-  it("on stop, waits for status removals still queued behind chat.delete's tier", async () => {
+  it("on stop, waits for removals still queued behind chat.delete's tier", async () => {
+    // Each question's first response streams text, then calls a tool: its draft is taken back
+    // (removed without the turn waiting); with one chat.delete per 1.5 s the second removal queues.
     h = await startHarness({
       rates: { delete: { limit: 1, windowMs: 1500 } },
+      draftPace: { firstWriteMs: 0, intervalMs: 0 },
       tools: { lookup: () => ({ content: "ok", isError: false }) },
     });
-    h.ep.fallback(lookupThenAnswer);
-    for (const i of [1, 2]) await h.slack.event(envelope(mention(`CD${i}`, "UANN", `question ${i}`)));
-    const answers = () =>
-      h!.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("answer"));
-    await h.fake.waitFor(() => answers().length === 2, "both answers");
     const fake = h.fake;
+    const streams = (n: number) => () =>
+      fake.waitFor(() => fake.callsTo("chat.startStream").length >= n, `stream ${n}`);
+    h.ep.script(
+      {
+        reply: {
+          text: "Let me look that up.",
+          toolCalls: [{ name: "lookup", arguments: {} }],
+          stream: { deltas: 3, beforeDelta: async (i) => (i === 2 ? streams(1)() : undefined) },
+        },
+      },
+      { reply: { text: "answer to question 1" } },
+      {
+        reply: {
+          text: "Let me look that up.",
+          toolCalls: [{ name: "lookup", arguments: {} }],
+          stream: { deltas: 3, beforeDelta: async (i) => (i === 2 ? streams(2)() : undefined) },
+        },
+      },
+      { reply: { text: "answer to question 2" } },
+    );
+    await h.slack.event(envelope(mention("CD1", "UANN", "question 1", { ts: userTs() })));
+    await fake.waitFor(() => fake.messages("CD1").some((m) => m.text === "answer to question 1"), "answer 1");
+    await h.slack.event(envelope(mention("CD2", "UANN", "question 2", { ts: userTs() })));
+    await fake.waitFor(() => fake.messages("CD2").some((m) => m.text === "answer to question 2"), "answer 2");
     await h.close(); // the adapter stops first
     h = null;
     expect(fake.callsTo("chat.delete")).toHaveLength(2);

@@ -83,6 +83,8 @@ export interface SlackAdapter extends PlatformAdapter {
   port(): number | undefined;
   /** Calls queued or in flight towards Slack (for metrics and graceful shutdown). */
   pendingCalls(): number;
+  /** Calls that waited for room in their rate window (or a Retry-After), by gate key. */
+  rateWaits(): Record<string, number>;
 }
 
 export class SlackConfigError extends Error {
@@ -250,7 +252,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       files: slackFileSource(() => workspaces.token(workspace), config.SLACK_API_URL),
       acknowledgeQueued: async (message) => {
         const ts = message.id.split("/")[2];
-        if (ts) await out.react(channel, ts, "eyes");
+        // Cosmetic: dropped when reactions.add has no room now (a busy workspace).
+        if (ts) await out.react(channel, ts, "eyes", { optional: true });
       },
     };
     if (ios.size >= IO_CACHE) ios.delete(ios.keys().next().value as string);
@@ -301,6 +304,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     connected: () => connected,
     port: () => port,
     pendingCalls: () => gate.pending(),
+    rateWaits: () => gate.waits(),
     start: async () => {
       await app.init();
       // Single-token mode: who Neo is in its workspace (a bad token stops start-up here).

@@ -9,11 +9,20 @@
  * posted: the stream is stopped and its message replaced by the first part, the other parts are
  * posted after it (edited, or removed, in edit mode). An answer complete before the first write is
  * due is said whole: one call instead of three.
+ *
+ * Only the answer is owed; the draft is cosmetic and gives way in a busy workspace (rate-gate.ts):
+ * a draft message is shown only with the room of the calls that will make it the answer reserved
+ * (`chat.update`, and `chat.stopStream` for a stream), so the answer never waits for a Tier 3 window;
+ * its writes in between are optional (dropped when the method has no room now, tried again with the
+ * next text). A draft that never got room says the answer whole at the end (`chat.postMessage`,
+ * which is per channel, not Tier 3). Messages it no longer needs are deleted without the answer
+ * waiting for `chat.delete`.
  */
 import { log } from "../../core/log.js";
 import type { AnswerDraft } from "../../core/reporter.js";
 import { renderAnswer, type SlackAnswerPart, safeMarkdown } from "./answer-render.js";
 import type { MessageMetadata, SlackOutbound } from "./outbound.js";
+import type { Reservation } from "./rate-gate.js";
 import type { StatusSink } from "./status.js";
 
 /** When a draft writes. */
@@ -60,6 +69,8 @@ export function streamable(text: string): string {
 interface Posted {
   ts: string;
   part: SlackAnswerPart;
+  /** The room of the `chat.update` that makes this message its part of the answer. */
+  landing: Reservation;
 }
 
 interface Stream {
@@ -68,7 +79,13 @@ interface Stream {
   sent: string;
   /** False once appends failed (Slack ended the stream): the rest shows when the answer is complete. */
   open: boolean;
+  /** The rooms of the `chat.stopStream` and the `chat.update` that end it as the answer. */
+  stopping: Reservation;
+  landing: Reservation;
 }
+
+/** What one write attempt did: a call made, a call the workspace had no room for, or nothing to do. */
+type Step = "wrote" | "dropped" | "idle";
 
 const sameBlocks = (a: SlackAnswerPart, b: SlackAnswerPart): boolean =>
   JSON.stringify(a.blocks ?? []) === JSON.stringify(b.blocks ?? []);
@@ -85,75 +102,113 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
 
+  /** A message the answer no longer needs: removed when `chat.delete` has room, nobody waits. */
+  const removeLater = (ts: string): void => {
+    void out
+      .delete(channel, ts)
+      .catch((err: unknown) =>
+        log.warn({ err, channel }, "slack: a stale draft message could not be removed"),
+      );
+  };
+
   /** Stop and remove the streaming message (a retried answer that says something else, or none). */
   const dropStream = async (): Promise<void> => {
     const s = stream;
     stream = null;
     if (!s) return;
-    if (s.open) await out.stopStream(channel, s.ts);
-    await out.delete(channel, s.ts);
+    s.landing.release();
+    if (s.open) await out.stopStream(channel, s.ts, { reservation: s.stopping });
+    else s.stopping.release();
+    removeLater(s.ts);
   };
 
-  /** At most one platform call towards `latest`; resolves true when it made one. */
-  const stepStream = async (): Promise<boolean> => {
+  /** At most one platform call towards `latest`. */
+  const stepStream = async (): Promise<Step> => {
     const safe = streamable(latest);
     if (!stream) {
-      if (!safe.trim()) return false;
+      if (!safe.trim()) return "idle";
+      const stopping = out.reserve("chat.stopStream");
+      const landing = stopping && out.reserve("chat.update");
+      if (!stopping || !landing) {
+        stopping?.release();
+        return "dropped";
+      }
+      let ts: string | undefined;
       try {
-        const ts = await out.startStream({
-          channel,
-          thread_ts: threadTs,
-          markdown_text: safe.slice(0, STREAM_MAX),
-          recipient_user_id: o.recipient.user,
-          recipient_team_id: o.recipient.team,
-        });
-        stream = { ts, sent: safe.slice(0, STREAM_MAX), open: true };
+        ts = await out.startStream(
+          {
+            channel,
+            thread_ts: threadTs,
+            markdown_text: safe.slice(0, STREAM_MAX),
+            recipient_user_id: o.recipient.user,
+            recipient_team_id: o.recipient.team,
+          },
+          { optional: true },
+        );
       } catch (err) {
         // Older workspaces and some channel types cannot stream: the answer is edited in instead.
         log.info({ err, channel }, "slack: streaming unavailable here; editing a message instead");
         streaming = false;
       }
-      return true;
+      if (ts === undefined) {
+        stopping.release();
+        landing.release();
+        return streaming ? "dropped" : "wrote";
+      }
+      stream = { ts, sent: safe.slice(0, STREAM_MAX), open: true, stopping, landing };
+      return "wrote";
     }
-    if (!stream.open) return false;
+    if (!stream.open) return "idle";
     if (!safe.startsWith(stream.sent)) {
       await dropStream();
-      return true;
+      return "wrote";
     }
     const more = safe.slice(stream.sent.length, STREAM_MAX);
-    if (!more) return false;
+    if (!more) return "idle";
     try {
-      await out.appendStream(channel, stream.ts, more);
+      if (!(await out.appendStream(channel, stream.ts, more, { optional: true }))) return "dropped";
       stream.sent += more;
     } catch (err) {
       log.warn({ err, channel }, "slack: the stream took no more text; the rest shows when it is done");
       stream.open = false;
     }
-    return true;
+    return "wrote";
   };
 
-  const stepEdit = async (): Promise<boolean> => {
+  const stepEdit = async (): Promise<Step> => {
     const parts = renderAnswer(latest);
     for (const [i, part] of parts.entries()) {
       const had = posted[i];
       if (!had) {
-        const ts = await out.post({ channel, thread_ts: threadTs, ...part });
-        if (ts) posted.push({ ts, part });
-        return true;
+        const landing = out.reserve("chat.update");
+        if (!landing) return "dropped";
+        const ts = await out
+          .post({ channel, thread_ts: threadTs, ...part }, { optional: true })
+          .catch((err: unknown) => {
+            landing.release();
+            throw err;
+          });
+        if (ts === undefined) {
+          landing.release();
+          return "dropped";
+        }
+        posted.push({ ts, part, landing });
+        return "wrote";
       }
       if (had.part.text !== part.text || !sameBlocks(had.part, part)) {
-        await out.update(channel, had.ts, () => ({ text: part.text, blocks: part.blocks ?? [] }));
+        const sent = await out.update(
+          channel,
+          had.ts,
+          () => ({ text: part.text, blocks: part.blocks ?? [] }),
+          { optional: true },
+        );
+        if (!sent) return "dropped";
         had.part = part;
-        return true;
+        return "wrote";
       }
     }
-    const extra = posted.pop();
-    if (extra && posted.length >= parts.length) {
-      await out.delete(channel, extra.ts);
-      return true;
-    }
-    if (extra) posted.push(extra);
-    return false;
+    // Parts the answer no longer has (it shrank) are removed when it is complete.
+    return "idle";
   };
 
   const schedule = (): void => {
@@ -163,18 +218,15 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
       () => {
         timer = null;
         running = (streaming ? stepStream() : stepEdit())
-          .then((wrote) => {
-            if (wrote) lastEnd = Date.now();
-            return wrote;
-          })
-          .catch((err: unknown) => {
+          .catch((err: unknown): Step => {
             log.warn({ err, channel }, "slack draft write failed");
-            lastEnd = Date.now();
-            return false;
+            return "dropped";
           })
-          .then((wrote) => {
+          .then((step) => {
             running = null;
-            if (wrote) schedule();
+            // A write the workspace had no room for is tried again with the next text, a pace later.
+            if (step !== "idle") lastEnd = Date.now();
+            if (step === "wrote") schedule();
           });
       },
       Math.max(0, due - Date.now()),
@@ -192,26 +244,33 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
   /** The finished answer over the messages shown so far, exactly as `say` posts it. */
   const land = async (text: string): Promise<void> => {
     const parts = renderAnswer(text);
-    const shown: Array<{ ts: string; part?: SlackAnswerPart }> = stream ? [{ ts: stream.ts }] : posted;
+    const shown: Array<{ ts: string; part?: SlackAnswerPart; landing: Reservation }> = stream
+      ? [{ ts: stream.ts, landing: stream.landing }]
+      : posted;
     if (stream?.open)
-      await out.stopStream(channel, stream.ts).catch((err: unknown) =>
+      await out.stopStream(channel, stream.ts, { reservation: stream.stopping }).catch((err: unknown) =>
         // Slack may have ended it already (it times streams out); it is replaced all the same.
         log.warn({ err, channel }, "slack: chat.stopStream failed"),
       );
+    else stream?.stopping.release();
+    for (const extra of shown.slice(parts.length)) extra.landing.release();
     for (const [i, part] of parts.entries()) {
       const had = shown[i];
       const metadata = o.metadata?.(i);
       if (!had) {
         await out.post({ channel, thread_ts: threadTs, ...part, ...(metadata ? { metadata } : {}) });
       } else if (!had.part || had.part.text !== part.text || !sameBlocks(had.part, part) || metadata) {
-        await out.update(channel, had.ts, () => ({
-          text: part.text,
-          blocks: part.blocks ?? [],
-          ...(metadata ? { metadata } : {}),
-        }));
+        await out.update(
+          channel,
+          had.ts,
+          () => ({ text: part.text, blocks: part.blocks ?? [], ...(metadata ? { metadata } : {}) }),
+          { reservation: had.landing },
+        );
+      } else {
+        had.landing.release();
       }
     }
-    for (const extra of shown.slice(parts.length)) await out.delete(channel, extra.ts);
+    for (const extra of shown.slice(parts.length)) removeLater(extra.ts);
   };
 
   return {
@@ -235,9 +294,12 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
     },
     async discard() {
       await quiesce();
+      for (const p of posted.splice(0)) {
+        p.landing.release();
+        removeLater(p.ts);
+      }
       try {
         await dropStream();
-        for (const p of posted.splice(0)) await out.delete(channel, p.ts);
       } catch (err) {
         log.warn({ err, channel }, "slack: a draft that was not the answer could not be taken back");
       }

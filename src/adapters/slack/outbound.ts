@@ -8,7 +8,7 @@ import type { webApi } from "@slack/bolt";
 type WebClient = webApi.WebClient;
 
 import type { OutboundFile } from "../../core/reporter.js";
-import { createRateGate, type RateGate, type RateRule } from "./rate-gate.js";
+import { createRateGate, type RateGate, type RateRule, type Reservation } from "./rate-gate.js";
 
 /** Slack's published tiers for the methods Neo uses (per workspace unless noted). */
 export interface SlackRateRules {
@@ -118,25 +118,51 @@ export interface ReplyMessage {
   attachments?: unknown[];
 }
 
+/**
+ * How one call takes its room (rate-gate.ts): `optional` calls are cosmetic and dropped when their
+ * method has no room now; a `reservation` (from `reserve`, same method) is room taken earlier;
+ * `skip` drops a call that is no longer wanted when it is about to go.
+ */
+export interface CallOptions {
+  skip?: () => boolean;
+  optional?: boolean;
+  reservation?: Reservation;
+}
+
+/** Workspace-wide methods whose room a draft or a status line takes ahead, for the call that ends it. */
+export type ReservableMethod =
+  | "chat.update"
+  | "chat.delete"
+  | "chat.stopStream"
+  | "assistant.threads.setStatus";
+
 export interface SlackOutbound {
-  /** Resolves with the new message's ts, or undefined when `skip` dropped it. */
-  post(args: PostArgs, skip?: () => boolean): Promise<string | undefined>;
-  /** `content` is read when the call leaves the queue, so a queued edit always sends the latest text. */
+  /**
+   * Room for one later call of `method` in this workspace, if it is free now (see rate-gate.ts);
+   * undefined when the workspace is busy. Spend it with the call's `reservation`, or `release` it.
+   */
+  reserve(method: ReservableMethod): Reservation | undefined;
+  /** Resolves with the new message's ts, or undefined when it was skipped or (optional) dropped. */
+  post(args: PostArgs, opts?: CallOptions): Promise<string | undefined>;
+  /**
+   * `content` is read when the call goes, so a queued edit always sends the latest text. Resolves
+   * true when the edit was sent, false when it was skipped or (optional) dropped.
+   */
   update(
     channel: string,
     ts: string,
     content: () => { text: string; blocks?: unknown[]; metadata?: MessageMetadata },
-    skip?: () => boolean,
-  ): Promise<void>;
-  delete(channel: string, ts: string): Promise<void>;
-  /** Start a streaming message; resolves with its ts. */
-  startStream(args: StartStreamArgs): Promise<string>;
-  /** Append Markdown to a streaming message. */
-  appendStream(channel: string, ts: string, markdown: string): Promise<void>;
+    opts?: CallOptions,
+  ): Promise<boolean>;
+  delete(channel: string, ts: string, opts?: CallOptions): Promise<void>;
+  /** Start a streaming message; resolves with its ts, or undefined when (optional) dropped. */
+  startStream(args: StartStreamArgs, opts?: CallOptions): Promise<string | undefined>;
+  /** Append Markdown to a streaming message; false when (optional) dropped. */
+  appendStream(channel: string, ts: string, markdown: string, opts?: CallOptions): Promise<boolean>;
   /** End a streaming message (it stays as it is). */
-  stopStream(channel: string, ts: string): Promise<void>;
-  /** The assistant thread's status ("is working…"); "" clears it. */
-  assistantStatus(channel: string, threadTs: string, status: string): Promise<void>;
+  stopStream(channel: string, ts: string, opts?: CallOptions): Promise<void>;
+  /** The assistant thread's status ("is working…"); "" clears it. False when (optional) dropped. */
+  assistantStatus(channel: string, threadTs: string, status: string, opts?: CallOptions): Promise<boolean>;
   assistantPrompts(
     channel: string,
     threadTs: string,
@@ -162,7 +188,7 @@ export interface SlackOutbound {
   replies(channel: string, ts: string, oldest?: string): Promise<ReplyMessage[]>;
   /** A channel's top-level messages after `oldest` (first page, newest first), metadata included. */
   history(channel: string, oldest?: string): Promise<ReplyMessage[]>;
-  react(channel: string, ts: string, name: string): Promise<void>;
+  react(channel: string, ts: string, name: string, opts?: CallOptions): Promise<void>;
   /** Upload files into a thread with a comment (the SDK's `uploadV2`); throws when Slack refuses. */
   upload(channel: string, threadTs: string, files: readonly OutboundFile[], comment: string): Promise<void>;
   /** Calls queued or in flight. */
@@ -187,13 +213,28 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
   const rules = o.rules ?? SLACK_RATE_RULES;
   const gate: RateGate = o.gate ?? createRateGate();
   const { team } = o;
+  /** The gate key of a workspace-wide method (`scope`: a per-channel one's channel). */
+  const keyOf = (method: string, scope?: string) => `${team}:${method}${scope ? `:${scope}` : ""}`;
+  const gated = <T>(
+    method: string,
+    rule: RateRule,
+    call: () => Promise<T>,
+    opts: CallOptions = {},
+    scope?: string,
+  ) => gate.run({ key: keyOf(method, scope), method, rule, call, ...opts });
+  const reservable: Record<ReservableMethod, RateRule> = {
+    "chat.update": rules.update,
+    "chat.delete": rules.delete,
+    "chat.stopStream": rules.stream,
+    "assistant.threads.setStatus": rules.assistant,
+  };
   return {
-    post: async (args, skip) => {
-      const res = await gate.run({
-        key: `${team}:chat.postMessage:${args.channel}`,
-        rule: rules.postPerChannel,
-        skip,
-        call: async () => {
+    reserve: (method) => gate.reserve(keyOf(method), reservable[method]),
+    post: async (args, opts) => {
+      const res = await gated(
+        "chat.postMessage",
+        rules.postPerChannel,
+        async () => {
           const { thread_ts, ...rest } = args;
           return client.chat.postMessage({
             ...QUIET,
@@ -202,15 +243,16 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
             token: await o.token(),
           } as Parameters<WebClient["chat"]["postMessage"]>[0]);
         },
-      });
+        opts,
+        args.channel,
+      );
       return res?.ts;
     },
-    update: async (channel, ts, content, skip) => {
-      await gate.run({
-        key: `${team}:chat.update`,
-        rule: rules.update,
-        skip,
-        call: async () =>
+    update: async (channel, ts, content, opts) => {
+      const res = await gated(
+        "chat.update",
+        rules.update,
+        async () =>
           client.chat.update({
             link_names: false,
             parse: "none",
@@ -219,98 +261,97 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
             ...content(),
             token: await o.token(),
           } as Parameters<WebClient["chat"]["update"]>[0]),
-      });
+        opts,
+      );
+      return res !== undefined;
     },
-    delete: async (channel, ts) => {
-      await gate.run({
-        key: `${team}:chat.delete`,
-        rule: rules.delete,
-        call: async () => client.chat.delete({ channel, ts, token: await o.token() }),
-      });
+    delete: async (channel, ts, opts) => {
+      await gated(
+        "chat.delete",
+        rules.delete,
+        async () => client.chat.delete({ channel, ts, token: await o.token() }),
+        opts,
+      );
     },
-    startStream: async (args) => {
-      const res = await gate.run({
-        key: `${team}:chat.startStream`,
-        rule: rules.stream,
-        call: async () => client.chat.startStream({ ...args, token: await o.token() }),
-      });
-      if (!res?.ts) throw new Error("chat.startStream returned no ts");
+    startStream: async (args, opts) => {
+      const res = await gated(
+        "chat.startStream",
+        rules.stream,
+        async () => client.chat.startStream({ ...args, token: await o.token() }),
+        opts,
+      );
+      if (res === undefined) return undefined;
+      if (!res.ts) throw new Error("chat.startStream returned no ts");
       return res.ts;
     },
-    appendStream: async (channel, ts, markdown) => {
-      await gate.run({
-        key: `${team}:chat.appendStream`,
-        rule: rules.appendStream,
-        call: async () =>
+    appendStream: async (channel, ts, markdown, opts) => {
+      const res = await gated(
+        "chat.appendStream",
+        rules.appendStream,
+        async () =>
           client.chat.appendStream({ channel, ts, markdown_text: markdown, token: await o.token() }),
-      });
+        opts,
+      );
+      return res !== undefined;
     },
-    stopStream: async (channel, ts) => {
-      await gate.run({
-        key: `${team}:chat.stopStream`,
-        rule: rules.stream,
-        call: async () => client.chat.stopStream({ channel, ts, token: await o.token() }),
-      });
+    stopStream: async (channel, ts, opts) => {
+      await gated(
+        "chat.stopStream",
+        rules.stream,
+        async () => client.chat.stopStream({ channel, ts, token: await o.token() }),
+        opts,
+      );
     },
-    assistantStatus: async (channel, threadTs, status) => {
-      await gate.run({
-        key: `${team}:assistant.threads.setStatus`,
-        rule: rules.assistant,
-        call: async () =>
+    assistantStatus: async (channel, threadTs, status, opts) => {
+      const res = await gated(
+        "assistant.threads.setStatus",
+        rules.assistant,
+        async () =>
           client.assistant.threads.setStatus({
             channel_id: channel,
             thread_ts: threadTs,
             status,
             token: await o.token(),
           }),
-      });
+        opts,
+      );
+      return res !== undefined;
     },
     assistantPrompts: async (channel, threadTs, prompts, title) => {
-      await gate.run({
-        key: `${team}:assistant.threads.setSuggestedPrompts`,
-        rule: rules.assistant,
-        call: async () =>
-          client.assistant.threads.setSuggestedPrompts({
-            channel_id: channel,
-            thread_ts: threadTs,
-            prompts: prompts as [AssistantPrompt, ...AssistantPrompt[]],
-            ...(title ? { title } : {}),
-            token: await o.token(),
-          }),
-      });
+      await gated("assistant.threads.setSuggestedPrompts", rules.assistant, async () =>
+        client.assistant.threads.setSuggestedPrompts({
+          channel_id: channel,
+          thread_ts: threadTs,
+          prompts: prompts as [AssistantPrompt, ...AssistantPrompt[]],
+          ...(title ? { title } : {}),
+          token: await o.token(),
+        }),
+      );
     },
     assistantTitle: async (channel, threadTs, title) => {
-      await gate.run({
-        key: `${team}:assistant.threads.setTitle`,
-        rule: rules.assistant,
-        call: async () =>
-          client.assistant.threads.setTitle({
-            channel_id: channel,
-            thread_ts: threadTs,
-            title,
-            token: await o.token(),
-          }),
-      });
+      await gated("assistant.threads.setTitle", rules.assistant, async () =>
+        client.assistant.threads.setTitle({
+          channel_id: channel,
+          thread_ts: threadTs,
+          title,
+          token: await o.token(),
+        }),
+      );
     },
     ephemeral: async (args) => {
-      await gate.run({
-        key: `${team}:chat.postEphemeral`,
-        rule: rules.ephemeral,
-        call: async () =>
-          client.chat.postEphemeral({
-            link_names: false,
-            parse: "none",
-            ...args,
-            token: await o.token(),
-          } as Parameters<WebClient["chat"]["postEphemeral"]>[0]),
-      });
+      await gated("chat.postEphemeral", rules.ephemeral, async () =>
+        client.chat.postEphemeral({
+          link_names: false,
+          parse: "none",
+          ...args,
+          token: await o.token(),
+        } as Parameters<WebClient["chat"]["postEphemeral"]>[0]),
+      );
     },
     usersInfo: async (user) => {
-      const res = await gate.run({
-        key: `${team}:users.info`,
-        rule: rules.usersInfo,
-        call: async () => client.users.info({ user, token: await o.token() }),
-      });
+      const res = await gated("users.info", rules.usersInfo, async () =>
+        client.users.info({ user, token: await o.token() }),
+      );
       const u = res?.user;
       const displayName = u?.profile?.display_name || u?.real_name || u?.name || user;
       return {
@@ -321,11 +362,9 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
       };
     },
     channelInfo: async (channel) => {
-      const res = await gate.run({
-        key: `${team}:conversations.info`,
-        rule: rules.conversationsInfo,
-        call: async () => client.conversations.info({ channel, token: await o.token() }),
-      });
+      const res = await gated("conversations.info", rules.conversationsInfo, async () =>
+        client.conversations.info({ channel, token: await o.token() }),
+      );
       const c = res?.channel;
       return {
         name: c?.name ?? channel,
@@ -338,20 +377,17 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
       const out: ReplyMessage[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < REPLIES_PAGES; page++) {
-        const res = await gate.run({
-          key: `${team}:conversations.replies`,
-          rule: rules.replies,
-          call: async () =>
-            client.conversations.replies({
-              channel,
-              ts,
-              limit: 200,
-              include_all_metadata: true,
-              ...(oldest ? { oldest } : {}),
-              ...(cursor ? { cursor } : {}),
-              token: await o.token(),
-            }),
-        });
+        const res = await gated("conversations.replies", rules.replies, async () =>
+          client.conversations.replies({
+            channel,
+            ts,
+            limit: 200,
+            include_all_metadata: true,
+            ...(oldest ? { oldest } : {}),
+            ...(cursor ? { cursor } : {}),
+            token: await o.token(),
+          }),
+        );
         out.push(...((res?.messages ?? []) as ReplyMessage[]));
         cursor = res?.response_metadata?.next_cursor || undefined;
         if (!res?.has_more || !cursor) break;
@@ -359,41 +395,36 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
       return out;
     },
     history: async (channel, oldest) => {
-      const res = await gate.run({
-        key: `${team}:conversations.history`,
-        rule: rules.history,
-        call: async () =>
-          client.conversations.history({
-            channel,
-            limit: 100,
-            include_all_metadata: true,
-            ...(oldest ? { oldest } : {}),
-            token: await o.token(),
-          }),
-      });
+      const res = await gated("conversations.history", rules.history, async () =>
+        client.conversations.history({
+          channel,
+          limit: 100,
+          include_all_metadata: true,
+          ...(oldest ? { oldest } : {}),
+          token: await o.token(),
+        }),
+      );
       return (res?.messages ?? []) as ReplyMessage[];
     },
-    react: async (channel, ts, name) => {
-      await gate.run({
-        key: `${team}:reactions.add`,
-        rule: rules.reactions,
-        call: async () => client.reactions.add({ channel, timestamp: ts, name, token: await o.token() }),
-      });
+    react: async (channel, ts, name, opts) => {
+      await gated(
+        "reactions.add",
+        rules.reactions,
+        async () => client.reactions.add({ channel, timestamp: ts, name, token: await o.token() }),
+        opts,
+      );
     },
     upload: async (channel, threadTs, files, comment) => {
-      await gate.run({
-        key: `${team}:files.upload`,
-        rule: rules.upload,
-        call: async () =>
-          client.files.uploadV2({
-            channel_id: channel,
-            ...(threadTs ? { thread_ts: threadTs } : {}),
-            // An answer's file goes without a comment: its message is said on its own.
-            ...(comment ? { initial_comment: comment } : {}),
-            file_uploads: files.map((f) => ({ file: Buffer.from(f.bytes), filename: f.name, title: f.name })),
-            token: await o.token(),
-          } as Parameters<WebClient["files"]["uploadV2"]>[0]),
-      });
+      await gated("files.upload", rules.upload, async () =>
+        client.files.uploadV2({
+          channel_id: channel,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          // An answer's file goes without a comment: its message is said on its own.
+          ...(comment ? { initial_comment: comment } : {}),
+          file_uploads: files.map((f) => ({ file: Buffer.from(f.bytes), filename: f.name, title: f.name })),
+          token: await o.token(),
+        } as Parameters<WebClient["files"]["uploadV2"]>[0]),
+      );
     },
     pending: () => gate.pending(),
     drained: () => gate.drained(),

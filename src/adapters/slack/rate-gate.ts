@@ -1,9 +1,17 @@
 /**
  * The one place Slack calls wait for room. Every Web API call Neo makes goes through a gate keyed by
- * method and scope (workspace or channel): calls run in order per key, never more than the rule
- * allows in any window (counted from each answer, so latency cannot squeeze calls together), and a 429 blocks that key for its `Retry-After` and runs the call again —
- * nothing is dropped and nobody else sleeps or retries. A call marked skippable (a status edit that
- * a newer one replaced, a status for an answer that already landed) is dropped without spending room.
+ * method and scope (workspace or channel), and no key ever exceeds its rule in any window (calls
+ * are counted from each answer, so latency cannot squeeze them together). Three kinds of call:
+ * - required (an answer, a lookup): queued per key in order, waiting for room; a 429 blocks the key
+ *   for its `Retry-After` and the call runs again — nothing is dropped and nobody else sleeps;
+ * - reserved: room taken earlier with `reserve` (a posted draft holds the room for the edit that
+ *   will make it the answer), spent at once, ahead of the queue, so that call never waits;
+ * - optional (a draft edit, a status edit, a reaction): sent only if the key has room now beyond
+ *   its reservations and no required call is waiting for room there; else dropped unsent. It never
+ *   waits, and never takes room an answer is waiting for or was promised.
+ * A call marked skippable (a status edit that a newer one replaced) is dropped without spending room.
+ * Reservations and optional calls are refused alike while a key is full, so in a busy workspace
+ * cosmetic calls are what gives way (docs/slack.md, "When the workspace is busy").
  */
 import { webApi } from "@slack/bolt";
 import { log } from "../../core/log.js";
@@ -15,19 +23,39 @@ export interface RateRule {
   windowMs: number;
 }
 
+/** Room for one call in one key, taken with `reserve`; spent by `run`, or given back. */
+export interface Reservation {
+  readonly key: string;
+  /** Give the room back unspent (idempotent; a no-op once spent). */
+  release(): void;
+}
+
 export interface GateCall<T> {
   key: string;
+  /** The Web API method, for the metrics (keys carry workspace and channel ids). */
+  method: string;
   rule: RateRule;
   call: () => Promise<T>;
-  /** Checked when the call reaches the front of its queue; true = drop it unsent. */
+  /** Checked when the call is about to go; true = drop it unsent. */
   skip?: () => boolean;
+  /** Cosmetic: sent only if it can go at once without taking anyone's room; else dropped. */
+  optional?: boolean;
+  /** Room reserved for this call in its key: it goes at once. */
+  reservation?: Reservation;
 }
 
 export interface RateGate {
-  /** Resolves with the call's result, or `undefined` when it was skipped. */
+  /** Resolves with the call's result, or `undefined` when it was skipped or (optional) dropped. */
   run<T>(call: GateCall<T>): Promise<T | undefined>;
+  /**
+   * Take the room of one call in `key` for later, if it is free now (beyond the calls sent in the
+   * window and the rooms already reserved) and no required call waits for room there.
+   */
+  reserve(key: string, rule: RateRule): Reservation | undefined;
   /** Calls queued or in flight, across keys. */
   pending(): number;
+  /** Calls that waited for room or a `Retry-After` at least once, by key (keys with none omitted). */
+  waits(): Record<string, number>;
   /** Resolves once no call is queued or in flight (follow-ups of the last one included). */
   drained(): Promise<void>;
 }
@@ -36,10 +64,22 @@ export class RateGateError extends Error {
   readonly code = "SLACK_RATE_LIMITED";
 }
 
+/** One call counted in a key's window: from its start until its answer, then from its answer. */
+interface Slot {
+  at: number;
+}
+
 interface KeyState {
-  sent: number[];
+  rule: RateRule;
+  sent: Slot[];
+  /** Rooms reserved and not yet spent or given back. */
+  reserved: number;
+  /** Required calls waiting for room (or a Retry-After): optional calls and reservations yield. */
+  held: number;
   tail: Promise<unknown>;
   blockedUntil: number;
+  /** Woken when reserved room is given back (a waiting call may fit now). */
+  wake: Array<() => void>;
 }
 
 function retryAfterMs(err: unknown): number | undefined {
@@ -49,7 +89,12 @@ function retryAfterMs(err: unknown): number | undefined {
   return Math.max(e.retryAfter, 0) * 1000;
 }
 
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Room was given back: calls waiting for it look again. */
+function wakeAll(s: KeyState): void {
+  for (const w of [...s.wake]) w();
+}
 
 export interface RateGateOptions {
   /** How many 429s one call waits out before failing loudly (default 6). */
@@ -62,79 +107,193 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const maxWaits = options.maxRateLimitWaits ?? 6;
   const margin = options.margin ?? 0.1;
   const keys = new Map<string, KeyState>();
+  const waited = new Map<string, number>();
   let pending = 0;
   let onDrained: (() => void)[] = [];
 
-  const state = (key: string): KeyState => {
+  const state = (key: string, rule: RateRule): KeyState => {
     let s = keys.get(key);
     if (!s) {
-      s = { sent: [], tail: Promise.resolve(), blockedUntil: 0 };
+      s = { rule, sent: [], reserved: 0, held: 0, tail: Promise.resolve(), blockedUntil: 0, wake: [] };
       keys.set(key, s);
     }
     return s;
   };
 
-  /** Wait until the key may send, then record the send. */
-  const admit = async (s: KeyState, rule: RateRule): Promise<void> => {
-    const windowMs = Math.ceil(rule.windowMs * (1 + margin));
-    for (;;) {
-      const now = Date.now();
-      s.sent = s.sent.filter((t) => t > now - windowMs);
-      const blocked = s.blockedUntil - now;
-      if (blocked > 0) {
-        await wait(blocked);
-        continue;
+  const windowOf = (rule: RateRule) => Math.ceil(rule.windowMs * (1 + margin));
+
+  /** Room for one more call now: not blocked, and the window holds fewer than the rule allows. */
+  const roomNow = (s: KeyState, now: number): boolean => {
+    const windowMs = windowOf(s.rule);
+    s.sent = s.sent.filter((x) => x.at > now - windowMs);
+    return s.blockedUntil <= now && s.sent.length + s.reserved < s.rule.limit;
+  };
+
+  const take = (s: KeyState): Slot => {
+    const slot = { at: Date.now() };
+    s.sent.push(slot);
+    return slot;
+  };
+
+  /** Until the oldest call leaves the window, the block ends, or reserved room is given back. */
+  const waitForRoom = (s: KeyState, now: number): Promise<void> => {
+    const windowMs = windowOf(s.rule);
+    const until = Math.max(s.blockedUntil, s.sent[0] ? s.sent[0].at + windowMs + 1 : 0);
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        s.wake = s.wake.filter((w) => w !== done);
+        resolve();
+      };
+      // With every room reserved and nothing sent, only a give-back frees room (no timer needed).
+      const timer = until > now ? setTimeout(done, until - now) : undefined;
+      s.wake.push(done);
+    });
+  };
+
+  const countWait = (c: GateCall<unknown>): void => {
+    waited.set(c.key, (waited.get(c.key) ?? 0) + 1);
+    metrics.slackGateWaits.inc({ method: c.method });
+  };
+
+  /** A required call: wait until the key may send, then take a slot. */
+  const admit = async (s: KeyState, c: GateCall<unknown>): Promise<Slot> => {
+    let counted = false;
+    try {
+      for (;;) {
+        const now = Date.now();
+        if (roomNow(s, now)) return take(s);
+        if (!counted) {
+          countWait(c);
+          counted = true;
+          s.held++;
+        }
+        await waitForRoom(s, now);
       }
-      if (s.sent.length < rule.limit) {
-        s.sent.push(now);
-        return;
-      }
-      await wait(s.sent[0]! + windowMs - now + 1);
+    } finally {
+      if (counted) s.held--;
+    }
+  };
+
+  const dropped = (c: GateCall<unknown>): undefined => {
+    metrics.slackGateDropped.inc({ method: c.method });
+    return undefined;
+  };
+
+  /** One attempt; a 429 blocks the key and says so (`retry`), anything else is the caller's. */
+  const attempt = async <T>(
+    s: KeyState,
+    c: GateCall<T>,
+    slot: Slot,
+  ): Promise<{ ok: true; value: T } | { ok: false; err: unknown }> => {
+    try {
+      return { ok: true, value: await c.call() };
+    } catch (err) {
+      const after = retryAfterMs(err);
+      if (after === undefined) throw err;
+      metrics.rateLimited.inc({ platform: "slack" });
+      s.blockedUntil = Math.max(s.blockedUntil, Date.now() + after);
+      log.warn({ key: c.key, retryAfterMs: after }, "slack 429: waiting it out");
+      return { ok: false, err };
+    } finally {
+      // Count the call from when its answer came back: Slack saw it no later than that, so a later
+      // call can never land inside this one's window, whatever the latency.
+      slot.at = Date.now();
     }
   };
 
   const execute = async <T>(s: KeyState, c: GateCall<T>): Promise<T | undefined> => {
-    for (let waits = 0; ; waits++) {
-      if (c.skip?.()) return undefined;
-      await admit(s, c.rule);
-      const slot = s.sent.length - 1;
-      try {
-        return await c.call();
-      } catch (err) {
-        const after = retryAfterMs(err);
-        if (after === undefined) throw err;
-        metrics.rateLimited.inc({ platform: "slack" });
-        if (waits >= maxWaits) {
-          throw new RateGateError(`${c.key}: still rate limited after ${waits} waits`, { cause: err });
-        }
-        log.warn({ key: c.key, retryAfterMs: after }, "slack 429: waiting it out");
-        s.blockedUntil = Math.max(s.blockedUntil, Date.now() + after);
-      } finally {
-        // Count the call from when its answer came back: Slack saw it no later than that, so the
-        // next call (FIFO per key) can never land inside this one's window, whatever the latency.
-        if (s.sent[slot] !== undefined) s.sent[slot] = Date.now();
+    let slot: Slot;
+    if (c.reservation) {
+      if (c.reservation.key !== c.key || !spend(c.reservation)) {
+        throw new Error(`${c.key}: a reservation is spent once, in its own key`);
       }
+      if (c.skip?.()) {
+        wakeAll(s);
+        return undefined;
+      }
+      slot = take(s);
+      // Reserved room is ours, but Slack's Retry-After is Slack's: a blocked key is waited out.
+      if (s.blockedUntil > Date.now()) {
+        countWait(c);
+        while (s.blockedUntil > Date.now()) await sleep(s.blockedUntil - Date.now());
+      }
+    } else if (c.optional) {
+      if (c.skip?.()) return undefined;
+      if (s.held > 0 || !roomNow(s, Date.now())) return dropped(c);
+      slot = take(s);
+    } else {
+      if (c.skip?.()) return undefined;
+      slot = await admit(s, c);
     }
+    let counted = false;
+    for (let waits = 0; ; waits++) {
+      const r = await attempt(s, c, slot);
+      if (r.ok) return r.value;
+      // A cosmetic call is not worth a wait: the key is blocked for the others, this one is dropped.
+      if (c.optional) return dropped(c);
+      if (waits >= maxWaits) {
+        throw new RateGateError(`${c.key}: still rate limited after ${waits + 1} waits`, { cause: r.err });
+      }
+      if (!counted) countWait(c);
+      counted = true;
+      if (c.skip?.()) return undefined;
+      slot = await admit(s, c);
+    }
+  };
+
+  /** Live reservations: spent or given back once. */
+  const live = new WeakMap<Reservation, KeyState>();
+
+  /** Turn a reservation into room for its call now; false when it was not live. */
+  const spend = (r: Reservation): boolean => {
+    const s = live.get(r);
+    if (!s) return false;
+    live.delete(r);
+    s.reserved--;
+    return true;
+  };
+
+  const finished = (): void => {
+    pending--;
+    if (pending > 0) return;
+    const waiting = onDrained;
+    onDrained = [];
+    for (const resolve of waiting) resolve();
   };
 
   return {
     run: <T>(c: GateCall<T>) => {
-      const s = state(c.key);
+      const s = state(c.key, c.rule);
       pending++;
-      const result = s.tail.then(() => execute(s, c));
-      s.tail = result.then(
-        () => undefined,
-        () => undefined,
-      );
-      return result.finally(() => {
-        pending--;
-        if (pending > 0) return;
-        const waiting = onDrained;
-        onDrained = [];
-        for (const resolve of waiting) resolve();
-      });
+      let result: Promise<T | undefined>;
+      if (c.reservation || c.optional) {
+        // Neither waits for room, so neither queues behind calls that do.
+        result = execute(s, c);
+      } else {
+        result = s.tail.then(() => execute(s, c));
+        s.tail = result.then(
+          () => undefined,
+          () => undefined,
+        );
+      }
+      return result.finally(finished);
+    },
+    reserve: (key, rule) => {
+      const s = state(key, rule);
+      if (s.held > 0 || !roomNow(s, Date.now())) return undefined;
+      s.reserved++;
+      const r: Reservation = {
+        key,
+        release: () => {
+          if (spend(r)) wakeAll(s);
+        },
+      };
+      live.set(r, s);
+      return r;
     },
     pending: () => pending,
+    waits: () => Object.fromEntries(waited),
     drained: async () => {
       // A finished call's follow-up (a status removal after its answer) is queued in the same tick:
       // look again after it before calling the gate drained.

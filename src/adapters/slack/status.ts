@@ -1,18 +1,23 @@
 /**
  * Where a turn's Status goes on Slack. Status is progress, not content: it may be merged or dropped,
- * never at the expense of the answer. Two sinks:
- * - thread: one message in the thread, edited in place (edits merged: at most one queued per message,
- *   carrying the latest text), removed after the answer is posted; never posted at all when the
- *   answer lands first;
+ * never at the expense of the answer. In a busy workspace it gives way (rate-gate.ts): a status is
+ * shown only when the room of the call that takes it away is reserved, and its edits are optional.
+ * Two sinks:
+ * - thread: one message in the thread, edited in place (edits merged: at most one in flight per
+ *   message, carrying the latest text; an edit with no room is dropped, the next status tries
+ *   again), removed after the answer is posted; never posted at all when the answer lands first, or
+ *   when `chat.delete` has no room to reserve for its removal;
  * - assistant (a thread of Slack's assistant panel): the thread's own status
  *   (`assistant.threads.setStatus`, shown as "Neo is …" under the thread), at most one call in
- *   flight and the latest text next; cleared after the answer is posted;
+ *   flight and the latest text next, each optional; shown only with the room of its clearing
+ *   reserved, and cleared (with that room) after the answer is posted;
  * - ephemeral (`/neo ask`): the command's ephemeral reply replaced through `response_url`, which
  *   Slack allows five times, so at most `MAX_EPHEMERAL_EDITS` edits plus the final removal.
  */
 import { log } from "../../core/log.js";
 import { escapeMrkdwn } from "./mrkdwn.js";
 import type { SlackOutbound } from "./outbound.js";
+import type { Reservation } from "./rate-gate.js";
 
 export interface StatusSink {
   /** Show `text` as the current status (returns at once; delivery is coalesced). */
@@ -32,6 +37,8 @@ export function statusText(text: string): string {
 
 interface Episode {
   ts: Promise<string | undefined>;
+  /** The room of the `chat.delete` that removes the status message. */
+  removal: Reservation;
   text: string;
   sent: string;
   done: boolean;
@@ -45,17 +52,18 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
   const edit = (e: Episode): void => {
     if (e.editing || e.done || e.failed || e.text === e.sent) return;
     e.editing = true;
+    let sent = false;
     void (async () => {
       const ts = await e.ts;
       if (ts === undefined) return;
-      await out.update(
+      sent = await out.update(
         channel,
         ts,
         () => {
           e.sent = e.text;
           return { text: statusText(e.text) };
         },
-        () => e.done || e.text === e.sent,
+        { skip: () => e.done || e.text === e.sent, optional: true },
       );
     })()
       .catch((err: unknown) => {
@@ -65,7 +73,8 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
       })
       .finally(() => {
         e.editing = false;
-        edit(e);
+        // A newer text came while this one went; a dropped edit waits for the next status instead.
+        if (sent) edit(e);
       });
   };
 
@@ -76,19 +85,27 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
         edit(ep);
         return;
       }
+      // A status message that could not be removed at once would outlive its answer: none then.
+      const removal = out.reserve("chat.delete");
+      if (!removal) return;
       const e: Episode = {
         text,
         sent: text,
+        removal,
         done: false,
         editing: false,
         failed: false,
         ts: Promise.resolve(undefined),
       };
       e.ts = out
-        .post({ channel, thread_ts: threadTs, text: statusText(text) }, () => e.done)
+        .post({ channel, thread_ts: threadTs, text: statusText(text) }, { skip: () => e.done })
         .catch((err: unknown) => {
           log.warn({ err, channel }, "slack status post failed");
           return undefined;
+        })
+        .then((ts) => {
+          if (ts === undefined) removal.release();
+          return ts;
         });
       ep = e;
     },
@@ -99,7 +116,7 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
       e.done = true;
       return async () => {
         const ts = await e.ts;
-        if (ts !== undefined) await out.delete(channel, ts);
+        if (ts !== undefined) await out.delete(channel, ts, { reservation: e.removal });
       };
     },
   };
@@ -111,14 +128,22 @@ const ASSISTANT_STATUS_MAX = 100;
 export function createAssistantStatus(out: SlackOutbound, channel: string, threadTs: string): StatusSink {
   let latest: string | null = null;
   let sending: Promise<void> | null = null;
-  let shown = false;
+  /**
+   * This episode: the room of the call that clears its status (held from its first status), and
+   * whether any status reached Slack (else there is nothing to clear).
+   */
+  let ep: { clearing: Reservation; shown: boolean } | null = null;
 
   const pump = (): void => {
-    if (sending || latest === null) return;
+    const e = ep;
+    if (sending || latest === null || !e) return;
     const status = latest;
     latest = null;
     sending = out
-      .assistantStatus(channel, threadTs, status)
+      .assistantStatus(channel, threadTs, status, { optional: true })
+      .then((went) => {
+        if (went) e.shown = true;
+      })
       .catch((err: unknown) => log.warn({ err, channel }, "slack assistant status failed"))
       .finally(() => {
         sending = null;
@@ -130,16 +155,22 @@ export function createAssistantStatus(out: SlackOutbound, channel: string, threa
     show: (text) => {
       const one = text.replace(/\s+/g, " ").trim();
       latest = one.length > ASSISTANT_STATUS_MAX ? `${one.slice(0, ASSISTANT_STATUS_MAX - 1)}…` : one;
-      shown = true;
+      // Shown only if it can be cleared at once after the answer (a busy workspace: not shown).
+      if (!ep) {
+        const clearing = out.reserve("assistant.threads.setStatus");
+        if (clearing) ep = { clearing, shown: false };
+      }
       pump();
     },
     stop: () => {
       latest = null;
-      if (!shown) return async () => {};
-      shown = false;
+      const e = ep;
+      ep = null;
+      if (!e) return async () => {};
       return async () => {
         while (sending) await sending;
-        await out.assistantStatus(channel, threadTs, "");
+        if (e.shown) await out.assistantStatus(channel, threadTs, "", { reservation: e.clearing });
+        else e.clearing.release();
       };
     },
   };
