@@ -99,6 +99,20 @@ describe("rate gate", () => {
     expect(await required).toBe("required");
   });
 
+  it("reserved room its holder never uses lapses: the key is not shrunk for good", async () => {
+    const gate = createRateGate({ reservationTtlMs: 30 });
+    const rule = { limit: 1, windowMs: 60_000 };
+    const forgotten = gate.reserve("k", rule)!;
+    // The only room is reserved: a required call waits, and goes once the reservation lapses.
+    expect(await gate.run({ key: "k", method: "chat.delete", rule, call: async () => "required" })).toBe(
+      "required",
+    );
+    expect(gate.waits()).toEqual({ k: 1 });
+    // Its late holder's call is an ordinary one now (the window is full: it would wait).
+    forgotten.release();
+    expect(gate.reserve("k", rule)).toBeUndefined();
+  });
+
   it("waits out a 429 and runs the call again; gives up loudly after too many", async () => {
     const gate = createRateGate({ maxRateLimitWaits: 2 });
     let n = 0;

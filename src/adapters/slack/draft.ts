@@ -253,22 +253,24 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
         log.warn({ err, channel }, "slack: chat.stopStream failed"),
       );
     else stream?.stopping.release();
-    for (const extra of shown.slice(parts.length)) extra.landing.release();
-    for (const [i, part] of parts.entries()) {
-      const had = shown[i];
-      const metadata = o.metadata?.(i);
-      if (!had) {
-        await out.post({ channel, thread_ts: threadTs, ...part, ...(metadata ? { metadata } : {}) });
-      } else if (!had.part || had.part.text !== part.text || !sameBlocks(had.part, part) || metadata) {
-        await out.update(
-          channel,
-          had.ts,
-          () => ({ text: part.text, blocks: part.blocks ?? [], ...(metadata ? { metadata } : {}) }),
-          { reservation: had.landing },
-        );
-      } else {
-        had.landing.release();
+    try {
+      for (const [i, part] of parts.entries()) {
+        const had = shown[i];
+        const metadata = o.metadata?.(i);
+        if (!had) {
+          await out.post({ channel, thread_ts: threadTs, ...part, ...(metadata ? { metadata } : {}) });
+        } else if (!had.part || had.part.text !== part.text || !sameBlocks(had.part, part) || metadata) {
+          await out.update(
+            channel,
+            had.ts,
+            () => ({ text: part.text, blocks: part.blocks ?? [], ...(metadata ? { metadata } : {}) }),
+            { reservation: had.landing },
+          );
+        }
       }
+    } finally {
+      // Room reserved for messages that needed no edit, or that a failure left unedited.
+      for (const s of shown) s.landing.release();
     }
     for (const extra of shown.slice(parts.length)) removeLater(extra.ts);
   };

@@ -64,6 +64,11 @@ export class RateGateError extends Error {
   readonly code = "SLACK_RATE_LIMITED";
 }
 
+/** Reserved room, until `expiresAt`. */
+interface Held {
+  expiresAt: number;
+}
+
 /** One call counted in a key's window: from its start until its answer, then from its answer. */
 interface Slot {
   at: number;
@@ -72,8 +77,8 @@ interface Slot {
 interface KeyState {
   rule: RateRule;
   sent: Slot[];
-  /** Rooms reserved and not yet spent or given back. */
-  reserved: number;
+  /** Rooms reserved and not yet spent, given back or lapsed. */
+  reserved: Set<Held>;
   /** Required calls waiting for room (or a Retry-After): optional calls and reservations yield. */
   held: number;
   tail: Promise<unknown>;
@@ -101,11 +106,17 @@ export interface RateGateOptions {
   maxRateLimitWaits?: number;
   /** Extra fraction of each window kept free, so clock skew never lets a call in early (default 0.1). */
   margin?: number;
+  /**
+   * How long reserved room is held (default 15 min): a reservation its holder never spent nor gave
+   * back (a turn that died between) cannot shrink its key for good; a lapsed one's call waits.
+   */
+  reservationTtlMs?: number;
 }
 
 export function createRateGate(options: RateGateOptions = {}): RateGate {
   const maxWaits = options.maxRateLimitWaits ?? 6;
   const margin = options.margin ?? 0.1;
+  const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
   const keys = new Map<string, KeyState>();
   const waited = new Map<string, number>();
   let pending = 0;
@@ -114,7 +125,15 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const state = (key: string, rule: RateRule): KeyState => {
     let s = keys.get(key);
     if (!s) {
-      s = { rule, sent: [], reserved: 0, held: 0, tail: Promise.resolve(), blockedUntil: 0, wake: [] };
+      s = {
+        rule,
+        sent: [],
+        reserved: new Set(),
+        held: 0,
+        tail: Promise.resolve(),
+        blockedUntil: 0,
+        wake: [],
+      };
       keys.set(key, s);
     }
     return s;
@@ -126,7 +145,8 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const roomNow = (s: KeyState, now: number): boolean => {
     const windowMs = windowOf(s.rule);
     s.sent = s.sent.filter((x) => x.at > now - windowMs);
-    return s.blockedUntil <= now && s.sent.length + s.reserved < s.rule.limit;
+    for (const h of s.reserved) if (h.expiresAt <= now) s.reserved.delete(h);
+    return s.blockedUntil <= now && s.sent.length + s.reserved.size < s.rule.limit;
   };
 
   const take = (s: KeyState): Slot => {
@@ -135,18 +155,24 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     return slot;
   };
 
-  /** Until the oldest call leaves the window, the block ends, or reserved room is given back. */
+  /**
+   * Until a 429's block ends, else until the oldest call leaves the window or a reservation lapses;
+   * or until reserved room is given back.
+   */
   const waitForRoom = (s: KeyState, now: number): Promise<void> => {
-    const windowMs = windowOf(s.rule);
-    const until = Math.max(s.blockedUntil, s.sent[0] ? s.sent[0].at + windowMs + 1 : 0);
+    const frees = Math.min(
+      s.sent[0] ? s.sent[0].at + windowOf(s.rule) + 1 : Number.POSITIVE_INFINITY,
+      ...[...s.reserved].map((h) => h.expiresAt),
+    );
+    const until = s.blockedUntil > now ? s.blockedUntil : frees;
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         s.wake = s.wake.filter((w) => w !== done);
         resolve();
       };
-      // With every room reserved and nothing sent, only a give-back frees room (no timer needed).
-      const timer = until > now ? setTimeout(done, until - now) : undefined;
+      // Nothing sent and no reservation that lapses: only a give-back frees room (no timer needed).
+      const timer = Number.isFinite(until) ? setTimeout(done, Math.max(0, until - now)) : undefined;
       s.wake.push(done);
     });
   };
@@ -205,14 +231,14 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const execute = async <T>(s: KeyState, c: GateCall<T>): Promise<T | undefined> => {
     let slot: Slot;
     if (c.reservation) {
-      if (c.reservation.key !== c.key || !spend(c.reservation)) {
-        throw new Error(`${c.key}: a reservation is spent once, in its own key`);
-      }
+      const room = c.reservation.key === c.key ? spend(c.reservation) : "none";
+      if (room === "none") throw new Error(`${c.key}: a reservation is spent once, in its own key`);
       if (c.skip?.()) {
         wakeAll(s);
         return undefined;
       }
-      slot = take(s);
+      // A lapsed reservation (held past its time) is an ordinary call again: it waits for room.
+      slot = room === "room" ? take(s) : await admit(s, c);
       // Reserved room is ours, but Slack's Retry-After is Slack's: a blocked key is waited out.
       if (s.blockedUntil > Date.now()) {
         countWait(c);
@@ -243,15 +269,14 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   };
 
   /** Live reservations: spent or given back once. */
-  const live = new WeakMap<Reservation, KeyState>();
+  const live = new WeakMap<Reservation, { s: KeyState; held: Held }>();
 
-  /** Turn a reservation into room for its call now; false when it was not live. */
-  const spend = (r: Reservation): boolean => {
-    const s = live.get(r);
-    if (!s) return false;
+  /** End a reservation: its room ("room"), it lapsed meanwhile ("lapsed"), or it had ended ("none"). */
+  const spend = (r: Reservation): "room" | "lapsed" | "none" => {
+    const l = live.get(r);
+    if (!l) return "none";
     live.delete(r);
-    s.reserved--;
-    return true;
+    return l.s.reserved.delete(l.held) ? "room" : "lapsed";
   };
 
   const finished = (): void => {
@@ -282,14 +307,15 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     reserve: (key, rule) => {
       const s = state(key, rule);
       if (s.held > 0 || !roomNow(s, Date.now())) return undefined;
-      s.reserved++;
+      const held = { expiresAt: Date.now() + reservationTtlMs };
+      s.reserved.add(held);
       const r: Reservation = {
         key,
         release: () => {
-          if (spend(r)) wakeAll(s);
+          if (spend(r) === "room") wakeAll(s);
         },
       };
-      live.set(r, s);
+      live.set(r, { s, held });
       return r;
     },
     pending: () => pending,
