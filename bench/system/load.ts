@@ -57,7 +57,7 @@ export interface LoadResult {
 }
 
 const METRICS =
-  /^neo_(turns_total|writeback_dropped_total|queue_wait_seconds_(sum|count)|platform_rate_limited_total|slack_gate_waits_total|slack_gate_dropped_total)/;
+  /^neo_(turns_total|writeback_dropped_total|queue_wait_seconds_(sum|count)|platform_rate_limited_total|slack_gate_(waits|dropped|refused)_total)/;
 
 export async function runLoad(stack: Stack, spec: LoadSpec): Promise<LoadResult> {
   const delivery = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);

@@ -95,6 +95,12 @@ export const metrics = {
     labelNames: ["method"] as const,
     registers: [registry],
   }),
+  slackGateRefused: new Counter({
+    name: "neo_slack_gate_refused_total",
+    help: "Slack drafts and status lines not shown because the call that ends them (by method) had no room to reserve.",
+    labelNames: ["method"] as const,
+    registers: [registry],
+  }),
   eventErrors: new Counter({
     name: "neo_event_errors_total",
     help: "Platform payloads whose handling threw (caught; the process kept serving), by platform and payload kind (gateway event or Slack event type).",

@@ -70,13 +70,13 @@ describe("rate gate", () => {
     const rule = { limit: 3, windowMs: 60_000 };
     const run = (name: string, extra: { optional?: boolean; reservation?: Reservation } = {}) =>
       gate.run({ key: "k", method: "chat.update", rule, ...extra, call: async () => name });
-    const landing = gate.reserve("k", rule)!;
+    const landing = gate.reserve("k", "chat.update", rule)!;
     expect(landing).toBeDefined();
     // Two rooms left for optional edits; the reserved one is not theirs.
     expect(await run("edit 1", { optional: true })).toBe("edit 1");
     expect(await run("edit 2", { optional: true })).toBe("edit 2");
     expect(await run("edit 3", { optional: true })).toBeUndefined();
-    expect(gate.reserve("k", rule)).toBeUndefined();
+    expect(gate.reserve("k", "chat.update", rule)).toBeUndefined();
     expect(await run("answer", { reservation: landing })).toBe("answer");
     // Spent once.
     await expect(run("again", { reservation: landing })).rejects.toThrow("spent once");
@@ -86,12 +86,12 @@ describe("rate gate", () => {
   it("given-back room goes to a waiting call; while one waits, optional calls and reservations yield", async () => {
     const gate = createRateGate();
     const rule = { limit: 1, windowMs: 60_000 };
-    const held = gate.reserve("k", rule)!;
+    const held = gate.reserve("k", "chat.update", rule)!;
     const required = gate.run({ key: "k", method: "chat.delete", rule, call: async () => "required" });
     // The required call waits for room: nothing cosmetic may take room before it.
     await new Promise((resolve) => setImmediate(resolve));
     expect(gate.waits()).toEqual({ k: 1 });
-    expect(gate.reserve("k", rule)).toBeUndefined();
+    expect(gate.reserve("k", "chat.update", rule)).toBeUndefined();
     expect(
       await gate.run({ key: "k", method: "chat.delete", rule, optional: true, call: async () => "optional" }),
     ).toBeUndefined();
@@ -102,7 +102,7 @@ describe("rate gate", () => {
   it("reserved room its holder never uses lapses: the key is not shrunk for good", async () => {
     const gate = createRateGate({ reservationTtlMs: 30 });
     const rule = { limit: 1, windowMs: 60_000 };
-    const forgotten = gate.reserve("k", rule)!;
+    const forgotten = gate.reserve("k", "chat.update", rule)!;
     // The only room is reserved: a required call waits, and goes once the reservation lapses.
     expect(await gate.run({ key: "k", method: "chat.delete", rule, call: async () => "required" })).toBe(
       "required",
@@ -110,7 +110,7 @@ describe("rate gate", () => {
     expect(gate.waits()).toEqual({ k: 1 });
     // Its late holder's call is an ordinary one now (the window is full: it would wait).
     forgotten.release();
-    expect(gate.reserve("k", rule)).toBeUndefined();
+    expect(gate.reserve("k", "chat.update", rule)).toBeUndefined();
   });
 
   it("waits out a 429 and runs the call again; gives up loudly after too many", async () => {

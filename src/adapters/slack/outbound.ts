@@ -229,7 +229,7 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
     "assistant.threads.setStatus": rules.assistant,
   };
   return {
-    reserve: (method) => gate.reserve(keyOf(method), reservable[method]),
+    reserve: (method) => gate.reserve(keyOf(method), method, reservable[method]),
     post: async (args, opts) => {
       const res = await gated(
         "chat.postMessage",

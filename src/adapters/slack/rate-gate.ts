@@ -51,7 +51,7 @@ export interface RateGate {
    * Take the room of one call in `key` for later, if it is free now (beyond the calls sent in the
    * window and the rooms already reserved) and no required call waits for room there.
    */
-  reserve(key: string, rule: RateRule): Reservation | undefined;
+  reserve(key: string, method: string, rule: RateRule): Reservation | undefined;
   /** Calls queued or in flight, across keys. */
   pending(): number;
   /** Calls that waited for room or a `Retry-After` at least once, by key (keys with none omitted). */
@@ -304,9 +304,12 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       }
       return result.finally(finished);
     },
-    reserve: (key, rule) => {
+    reserve: (key, method, rule) => {
       const s = state(key, rule);
-      if (s.held > 0 || !roomNow(s, Date.now())) return undefined;
+      if (s.held > 0 || !roomNow(s, Date.now())) {
+        metrics.slackGateRefused.inc({ method });
+        return undefined;
+      }
       const held = { expiresAt: Date.now() + reservationTtlMs };
       s.reserved.add(held);
       const r: Reservation = {
