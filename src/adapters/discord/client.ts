@@ -2,7 +2,8 @@
  * The discord.js Client Neo runs on: the minimum intents, the partials DMs need, and the REST base
  * from `DISCORD_API_URL` (the gateway URL then comes from that API's `/gateway/bot`).
  */
-import { Client, GatewayIntentBits, Partials, RESTEvents } from "discord.js";
+import { Client, GatewayIntentBits, Options, Partials, RESTEvents } from "discord.js";
+import { EARLIER_MESSAGES } from "../../core/conversations/index.js";
 import { log } from "../../core/log.js";
 import { metrics } from "../../ops/metrics.js";
 
@@ -20,6 +21,15 @@ export const NEO_INTENTS = [
   GatewayIntentBits.MessageContent,
 ] as const;
 
+/**
+ * Messages discord.js keeps per channel (its default is 200, in every channel of every guild Neo is
+ * in, mention or not). Neo reads its cache for one thing: the message a reply references, which
+ * arrives inside the reply's own packet; the page of earlier messages fetched when Neo joins a
+ * thread enters the cache after it, so the bound leaves room for that page and a few arrivals.
+ * A reference pushed out anyway is fetched (one GET), so the answer is the same.
+ */
+export const CACHED_MESSAGES_PER_CHANNEL = EARLIER_MESSAGES + 10;
+
 export interface DiscordClientOptions {
   apiUrl?: string;
   /** Shard ids this process runs (discord.js ShardingManager sets them through the environment). */
@@ -32,6 +42,10 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     intents: [...NEO_INTENTS],
     // DM channels are not in the READY cache; without the Channel partial their messages are dropped.
     partials: [Partials.Channel, Partials.Message],
+    makeCache: Options.cacheWithLimits({
+      ...Options.DefaultMakeCacheSettings,
+      MessageManager: CACHED_MESSAGES_PER_CHANNEL,
+    }),
     rest: { api: opts.apiUrl ?? DEFAULT_DISCORD_API_URL },
     // Nothing Neo sends may ping anyone; each message also sets this explicitly.
     allowedMentions: { parse: [], repliedUser: false },
