@@ -3,29 +3,44 @@
  * uses too, with the same standard formats). Planned tool calls are checked before a plan exists;
  * the errors are readable lines the planner is shown ("arguments.amount: must be string").
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 
 export type JsonSchema = Record<string, unknown>;
 
-// ajv-formats is CommonJS: its default export is the plugin function.
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+const requireCjs = createRequire(import.meta.url);
+let loaded: Ajv | undefined;
 
 /**
+ * The validator, loaded at the first check rather than at start-up: ajv and its formats are about
+ * 1.5 MB of heap that a process whose model never plans a tool call (no MCP server) does not need,
+ * and the live heap at start-up is what V8 sizes its heap headroom by (~3x). Both are CommonJS, so
+ * `require` loads them synchronously and the check stays synchronous.
+ *
  * Tool schemas come from MCP servers, so they are taken as they are: unknown keywords and formats
  * ignored (strict off, no meta-schema check), every error reported, nothing printed by ajv itself.
  */
-const ajv = addFormats(new Ajv({ strict: false, validateSchema: false, allErrors: true, logger: false }));
+function ajv(): Ajv {
+  if (!loaded) {
+    const { Ajv: AjvClass } = requireCjs("ajv") as typeof import("ajv");
+    // ajv-formats is CommonJS: its export is the plugin function.
+    const addFormats = requireCjs("ajv-formats") as (ajv: Ajv) => Ajv;
+    loaded = addFormats(
+      new AjvClass({ strict: false, validateSchema: false, allErrors: true, logger: false }),
+    );
+  }
+  return loaded;
+}
 
 /** One compiled validator per schema object (tool schemas live as long as their tool list). */
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
-function validatorFor(schema: JsonSchema): ValidateFunction {
+function validatorFor(checker: Ajv, schema: JsonSchema): ValidateFunction {
   let v = compiled.get(schema);
   if (!v) {
     // `$schema` may name a draft ajv does not load, and `$id` would collide across servers.
     const { $schema: _draft, $id: _id, ...body } = schema;
-    v = ajv.compile(body);
+    v = checker.compile(body);
     compiled.set(schema, v);
   }
   return v;
@@ -58,9 +73,11 @@ function describe(root: string, e: ErrorObject): string | undefined {
 
 /** Validate `value` against `schema`; returns readable errors, none when it is valid. */
 export function validateJsonSchema(schema: JsonSchema, value: unknown, root = "arguments"): string[] {
+  // Outside the try: ajv failing to load is not a problem of the tool's schema.
+  const checker = ajv();
   let validate: ValidateFunction;
   try {
-    validate = validatorFor(schema);
+    validate = validatorFor(checker, schema);
   } catch (err) {
     return [`${root}: the tool's schema cannot be used to check them (${(err as Error).message})`];
   }
