@@ -123,6 +123,61 @@ describe("conversations on one process", () => {
     await second.shutdown(1000);
   });
 
+  it("answers a message journaled while the finished pass looks at the inbox one last time (no sweep needed)", async () => {
+    await setup();
+    // The real store, with one interleaving made certain: the pass's last look at the inbox (after
+    // it let go of the lease) is read by the store before the next message is journaled, and its
+    // answer arrives after — as Redis runs an LLEN sent just before another client's RPUSH.
+    let conversations: Awaited<ReturnType<typeof createConversations>> | undefined;
+    let answered = false;
+    let armed = false;
+    const late = inbound(A, "late");
+    const store: typeof h.store = {
+      ...h.store,
+      // The lease let go after the first answer: the pass's next look at the inbox is its last.
+      deleteIfEquals: async (key, value) => {
+        const ok = await h.store.deleteIfEquals(key, value);
+        if (answered && key.startsWith("conv:lock:")) {
+          answered = false;
+          armed = true;
+        }
+        return ok;
+      },
+      length: async (key) => {
+        const n = await h.store.length(key);
+        if (armed && key.startsWith("conv:inbox:")) {
+          armed = false;
+          await conversations!.submit(late);
+        }
+        return n;
+      },
+    };
+    const c = createConversations({
+      store,
+      newAgent: h.deps.newAgent,
+      io: () => ({
+        reporter: {
+          say: async (text) => {
+            h.told.push({ conversation: A, kind: "say", text });
+            answered = text === "re: first";
+          },
+          status: async () => {},
+          notice: async () => {},
+        },
+        approvals: { present: async () => undefined, update: async () => {} },
+      }),
+      instanceId: "solo",
+      // No sweep in this test: only the pass itself can find the late message.
+      limits: { ...LIMITS, sweepMs: 3_600_000 },
+    });
+    conversations = c;
+    await c.start();
+    await c.submit(inbound(A, "first"));
+    await until("the late message is answered", () => saysOf(h.told, A).includes("re: late"));
+    expect(saysOf(h.told, A)).toEqual(["re: first", "re: late"]);
+    await c.shutdown(1000);
+  });
+
   it("refuses a malformed message before journaling anything", async () => {
     await setup();
     const c = await h.open();

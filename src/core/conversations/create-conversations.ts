@@ -146,8 +146,10 @@ export function createConversations(options: ConversationsOptions): Conversation
     }
     if (closing) return "done";
     // Re-check after releasing: a message journaled while we held the lease, whose submitter
-    // failed to get it, is ours to run.
-    const more = t.again || t.controls.length > 0 || (await journal.inboxLength(t.key)) > taken;
+    // failed to get it, is ours to run. `again` is read after the length: a message submitted while
+    // it is read may be journaled after the read, and then only `again` tells of it.
+    const length = await journal.inboxLength(t.key);
+    const more = t.again || t.controls.length > 0 || length > taken;
     return more ? "again" : "done";
   };
 
@@ -195,7 +197,10 @@ export function createConversations(options: ConversationsOptions): Conversation
     }
     t.working = work(t).finally(() => {
       t.working = null;
-      if (!closing) armEviction(t);
+      if (closing) return;
+      // Work asked for after this work's last look (its `again` unread): run it now, not at the sweep.
+      if (t.again) schedule(t);
+      else armEviction(t);
     });
   };
 
