@@ -32,7 +32,8 @@ describe("ops: Discord metrics and logs", () => {
     rig.openGate("ops");
     fake.rateLimit("POST", new RegExp(`^/channels/${dm.id}/messages$`), 0.05, 1);
     const before = await snapshot();
-    logs = captureLogs();
+    // Debug too: each message Neo ignores is logged there with its reason.
+    logs = captureLogs("debug");
 
     const msg = await fake.say(fake.alice, dm, "ping");
     await fake.waitForCall(wrote("pong"), "the answer");
@@ -43,15 +44,25 @@ describe("ops: Discord metrics and logs", () => {
     await fake.gateway.dispatch("MESSAGE_CREATE", msg);
     await until("the redelivery is logged", () => logs!.info("inbound").length === 2);
     // A guild message that does not mention Neo: ignored on purpose.
-    await fake.say(fake.bob, fake.channel, "just chatting");
-    await until(
-      "the ignored message is counted",
-      async () =>
-        delta(before, await snapshot())("neo_inbound_messages_total", {
-          platform: "discord",
-          disposition: "ignored",
-        }) === 1,
+    const chatting = await fake.say(fake.bob, fake.channel, "just chatting");
+    const ignoredLines = () =>
+      logs!.lines.filter((l) => String(l.msg).startsWith("discord: ignored message"));
+    await until("the chat is ignored", () =>
+      ignoredLines().some((l) => (l as { messageId?: string }).messageId === chatting.id),
     );
+    // Neo's own messages come back through the gateway and are ignored too (a status line when the
+    // turn ran long): the counter moves by exactly the messages ignored, each logged with its reason.
+    expect(
+      delta(before, await snapshot())("neo_inbound_messages_total", {
+        platform: "discord",
+        disposition: "ignored",
+      }),
+    ).toBe(ignoredLines().length);
+    expect(
+      ignoredLines()
+        .map((l) => String(l.msg))
+        .filter((m) => !m.endsWith("(message is Neo's own)")),
+    ).toEqual(["discord: ignored message (no mention of Neo in a channel)"]);
     const d = delta(before, await snapshot());
 
     expect(d("neo_inbound_messages_total", { platform: "discord", disposition: "accepted" })).toBe(1);

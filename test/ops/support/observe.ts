@@ -47,14 +47,14 @@ export interface LogCapture {
 }
 
 /** Capture every log line at info and above until `stop()`. */
-export function captureLogs(): LogCapture {
+export function captureLogs(level: "info" | "debug" = "info"): LogCapture {
   const raw: string[] = [];
   const lines: LogLine[] = [];
   setLogSink((line) => {
     raw.push(line);
     for (const l of line.split("\n")) if (l.trim()) lines.push(JSON.parse(l) as LogLine);
   });
-  setLogLevel("info");
+  setLogLevel(level);
   return {
     lines,
     raw: () => raw.join(""),
