@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/core/llm/errors.js";
 import type { CompletionRequest } from "../../src/core/llm/types.js";
+import type { UsageEntry } from "../../src/core/llm/usage-ledger.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 
@@ -20,7 +21,7 @@ const req = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
 });
 
 describe("two-model client", () => {
-  it("maps the answer, tool calls and finish reason, and records usage per conversation and user", async () => {
+  it("maps the answer, tool calls and finish reason, and hands its usage on tagged with the conversation and user", async () => {
     ep = await startScriptedOpenAI([
       {
         expect: (r) => {
@@ -36,15 +37,18 @@ describe("two-model client", () => {
       },
     ]);
     const { llm, ledger } = createLlmForTest(ep, { NEO_MODEL_PRICES: "main-model=2,8" });
+    const recorded: UsageEntry[] = [];
+    ledger.onRecord((e) => recorded.push(e));
     const c = await llm.complete(req());
     expect(c).toMatchObject({ finishReason: "tool_calls", model: "main-model", content: null });
     expect(c.toolCalls[0]!.function.name).toBe("a__b");
-    expect(ledger.conversation("console:local:tty:1")).toMatchObject({
-      calls: 1,
-      promptTokens: 100,
-      completionTokens: 20,
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      model: "main-model",
+      tags: { conversation: "console:local:tty:1", user: "console:local:me" },
+      usage: { promptTokens: 100, completionTokens: 20 },
     });
-    expect(ledger.user("console:local:me").calls).toBe(1);
+    expect(recorded[0]!.costUsd).toBeCloseTo((100 * 2 + 20 * 8) / 1_000_000, 12);
     expect(ledger.total().costUsd).toBeCloseTo((100 * 2 + 20 * 8) / 1_000_000, 12);
   });
 
@@ -81,10 +85,12 @@ describe("two-model client", () => {
       { expect: (r) => expect(r.model).toBe("main-model"), reply: { text: "summary" } },
     ]);
     const { llm, ledger } = createLlmForTest(ep, { NEO_CHEAP_MODEL: "mini", NEO_LLM_MAX_RETRIES: "2" });
+    const billed: string[] = [];
+    ledger.onRecord((e) => billed.push(e.model));
     const c = await llm.complete(req({ role: "cheap", tags: { purpose: "compaction" } }));
     expect([c.content, c.model]).toEqual(["summary", "main-model"]);
     expect(ep.requests.map((r) => r.model)).toEqual(["mini", "main-model"]);
-    expect(ledger.byModel().get("main-model")?.calls).toBe(1);
+    expect(billed).toEqual(["main-model"]);
   });
 
   it("gives a tool call sent with an empty id a unique id, so its result can be paired", async () => {
