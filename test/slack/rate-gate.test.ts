@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRateGate, type Reservation } from "../../src/adapters/slack/rate-gate.js";
+import { MB, retainedBytes } from "../support/heap.js";
 
 const rateLimited = (retryAfter: number) =>
   Object.assign(new Error("ratelimited"), { code: "slack_webapi_rate_limited_error", retryAfter });
@@ -152,5 +153,67 @@ describe("rate gate", () => {
         },
       }),
     ).rejects.toThrow("channel_not_found");
+  });
+
+  describe("in a long-running process", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("forgets idle keys: posting in 20,000 channels leaves no per-channel state; busy keys keep theirs", async () => {
+      // The clock is Slack's per-channel window passing (10 ms a post); nothing waits on a timer.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      const gate = createRateGate();
+      const rule = { limit: 1, windowMs: 1000 };
+      const post = (channel: string) =>
+        gate.run({
+          key: `T1:chat.postMessage:${channel}`,
+          method: "chat.postMessage",
+          rule,
+          call: async () => channel,
+        });
+      // A turn's draft holds room in its channel for the answer, across the whole flood.
+      const landing = gate.reserve("T1:chat.update:CKEEP", "chat.update", { limit: 1, windowMs: 60_000 })!;
+      for (let i = 0; i < 2000; i++) {
+        await post(`CWARM${i}`);
+        vi.advanceTimersByTime(10);
+      }
+      const n = 20_000;
+      const retained = await retainedBytes(async () => {
+        for (let i = 0; i < n; i++) {
+          expect(await post(`C${i}`)).toBe(`C${i}`);
+          vi.advanceTimersByTime(10);
+        }
+      });
+      // One state per channel ever posted in held ~14 MB here.
+      expect(retained).toBeLessThan(3 * MB);
+      // The last channel's window is still full: a cosmetic call there is dropped, not sent.
+      const ran: string[] = [];
+      const cosmetic = (channel: string) =>
+        gate.run({
+          key: `T1:chat.postMessage:${channel}`,
+          method: "chat.postMessage",
+          rule,
+          optional: true,
+          call: async () => ran.push(channel),
+        });
+      expect(await cosmetic(`C${n - 1}`)).toBeUndefined();
+      expect(await cosmetic("C0")).toBe(1);
+      expect(ran).toEqual(["C0"]);
+      // The reservation outlived every sweep: its room is still held, and spent at once.
+      expect(
+        gate.reserve("T1:chat.update:CKEEP", "chat.update", { limit: 1, windowMs: 60_000 }),
+      ).toBeUndefined();
+      expect(
+        await gate.run({
+          key: "T1:chat.update:CKEEP",
+          method: "chat.update",
+          rule: { limit: 1, windowMs: 60_000 },
+          reservation: landing,
+          call: async () => "answer",
+        }),
+      ).toBe("answer");
+      expect(gate.pending()).toBe(0);
+    });
   });
 });

@@ -54,7 +54,10 @@ export interface RateGate {
   reserve(key: string, method: string, rule: RateRule): Reservation | undefined;
   /** Calls queued or in flight, across keys. */
   pending(): number;
-  /** Calls that waited for room or a `Retry-After` at least once, by key (keys with none omitted). */
+  /**
+   * Calls that waited for room or a `Retry-After` at least once, by key (keys with none omitted).
+   * Counted while the gate holds the key: an idle key is forgotten, with its count, once many are held.
+   */
   waits(): Record<string, number>;
   /** Resolves once no call is queued or in flight (follow-ups of the last one included). */
   drained(): Promise<void>;
@@ -85,6 +88,10 @@ interface KeyState {
   blockedUntil: number;
   /** Woken when reserved room is given back (a waiting call may fit now). */
   wake: Array<() => void>;
+  /** Calls of this key queued or in flight. */
+  active: number;
+  /** Calls that waited for room or a Retry-After (`waits()`). */
+  waits: number;
 }
 
 function retryAfterMs(err: unknown): number | undefined {
@@ -113,18 +120,29 @@ export interface RateGateOptions {
   reservationTtlMs?: number;
 }
 
+/**
+ * Keys held before idle ones are forgotten. Keys carry channel ids, so a process that posts in ever
+ * more channels would otherwise hold one state per channel it ever wrote to.
+ */
+const SWEEP_AT = 1000;
+
 export function createRateGate(options: RateGateOptions = {}): RateGate {
   const maxWaits = options.maxRateLimitWaits ?? 6;
   const margin = options.margin ?? 0.1;
   const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
   const keys = new Map<string, KeyState>();
-  const waited = new Map<string, number>();
+  /** Sweep when this many keys are held: twice what a sweep left, so sweeps stay rare (amortised). */
+  let sweepAt = SWEEP_AT;
   let pending = 0;
   let onDrained: (() => void)[] = [];
 
   const state = (key: string, rule: RateRule): KeyState => {
     let s = keys.get(key);
     if (!s) {
+      if (keys.size >= sweepAt) {
+        forgetIdle(Date.now());
+        sweepAt = Math.max(SWEEP_AT, 2 * keys.size);
+      }
       s = {
         rule,
         sent: [],
@@ -133,6 +151,8 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
         tail: Promise.resolve(),
         blockedUntil: 0,
         wake: [],
+        active: 0,
+        waits: 0,
       };
       keys.set(key, s);
     }
@@ -147,6 +167,18 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     s.sent = s.sent.filter((x) => x.at > now - windowMs);
     for (const h of s.reserved) if (h.expiresAt <= now) s.reserved.delete(h);
     return s.blockedUntil <= now && s.sent.length + s.reserved.size < s.rule.limit;
+  };
+
+  /**
+   * Drop keys a fresh state would replace exactly: nothing queued, in flight, waiting, blocked,
+   * reserved or still in the window (`roomNow` first prunes the window and lapsed reservations).
+   * A reservation whose key was forgotten had lapsed: `spend` says so, and its call waits for room.
+   */
+  const forgetIdle = (now: number): void => {
+    for (const [key, s] of keys) {
+      if (s.active > 0 || s.held > 0 || s.wake.length > 0) continue;
+      if (roomNow(s, now) && s.sent.length === 0 && s.reserved.size === 0) keys.delete(key);
+    }
   };
 
   const take = (s: KeyState): Slot => {
@@ -177,8 +209,8 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     });
   };
 
-  const countWait = (c: GateCall<unknown>): void => {
-    waited.set(c.key, (waited.get(c.key) ?? 0) + 1);
+  const countWait = (s: KeyState, c: GateCall<unknown>): void => {
+    s.waits++;
     metrics.slackGateWaits.inc({ method: c.method });
   };
 
@@ -190,7 +222,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
         const now = Date.now();
         if (roomNow(s, now)) return take(s);
         if (!counted) {
-          countWait(c);
+          countWait(s, c);
           counted = true;
           s.held++;
         }
@@ -241,7 +273,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       slot = room === "room" ? take(s) : await admit(s, c);
       // Reserved room is ours, but Slack's Retry-After is Slack's: a blocked key is waited out.
       if (s.blockedUntil > Date.now()) {
-        countWait(c);
+        countWait(s, c);
         while (s.blockedUntil > Date.now()) await sleep(s.blockedUntil - Date.now());
       }
     } else if (c.optional) {
@@ -261,7 +293,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       if (waits >= maxWaits) {
         throw new RateGateError(`${c.key}: still rate limited after ${waits + 1} waits`, { cause: r.err });
       }
-      if (!counted) countWait(c);
+      if (!counted) countWait(s, c);
       counted = true;
       if (c.skip?.()) return undefined;
       slot = await admit(s, c);
@@ -291,6 +323,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     run: <T>(c: GateCall<T>) => {
       const s = state(c.key, c.rule);
       pending++;
+      s.active++;
       let result: Promise<T | undefined>;
       if (c.reservation || c.optional) {
         // Neither waits for room, so neither queues behind calls that do.
@@ -302,7 +335,10 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
           () => undefined,
         );
       }
-      return result.finally(finished);
+      return result.finally(() => {
+        s.active--;
+        finished();
+      });
     },
     reserve: (key, method, rule) => {
       const s = state(key, rule);
@@ -322,7 +358,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       return r;
     },
     pending: () => pending,
-    waits: () => Object.fromEntries(waited),
+    waits: () => Object.fromEntries([...keys].flatMap(([key, s]) => (s.waits > 0 ? [[key, s.waits]] : []))),
     drained: async () => {
       // A finished call's follow-up (a status removal after its answer) is queued in the same tick:
       // look again after it before calling the gate drained.
