@@ -21,6 +21,7 @@ import { createPayloadErrors } from "../payload-errors.js";
 import { registerApprovalActions } from "./approval-listener.js";
 import { APPROVE_ACTION, createSlackApprovalChannel, REJECT_ACTION } from "./approvals.js";
 import { type AssistantSettings, registerAssistant } from "./assistant.js";
+import { createAssistantThreads } from "./assistant-threads.js";
 import { boltLogger } from "./bolt-logger.js";
 import { CONFIRM_ACTION, registerCommands } from "./command-listener.js";
 import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft.js";
@@ -225,8 +226,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   const pace: DraftPace = { ...DEFAULT_DRAFT_PACE, ...o.draftPace };
   const ios = new Map<string, ConversationIO>();
-  /** Assistant-panel threads this process saw (`team:channel:thread_ts`): their Status is the thread's. */
-  const assistantThreads = new Set<string>();
+  /** Assistant-panel threads this process saw recently: their Status is the thread's. */
+  const assistantThreads = createAssistantThreads();
   /** The IO answering in `threadTs` (undefined: the channel itself, an unthreaded DM). */
   const ioIn = (conversation: ConversationKey, threadTs: string | undefined): ConversationIO => {
     const cacheKey = `${conversation}#${threadTs ?? ""}`;
@@ -241,7 +242,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         threadTs: threadTs ?? "",
         status: threadTs
           ? eitherStatus(
-              () => assistantThreads.has(`${workspace}:${channel}:${threadTs}`),
+              () => assistantThreads.has(workspace, channel, threadTs),
               createAssistantStatus(out, channel, threadTs),
               createThreadStatus(out, channel, threadTs),
             )

@@ -15,6 +15,7 @@ import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
+import type { AssistantThreads } from "./assistant-threads.js";
 import type { TakeInbound } from "./inbound-listener.js";
 import type { AssistantPrompt } from "./outbound.js";
 import type { SlackWorkspaces } from "./workspaces.js";
@@ -33,8 +34,8 @@ export interface AssistantDeps {
   take: TakeInbound;
   /** The reporter answering `conversation` in `threadTs` (assistant Status once the thread is known). */
   reporter: (conversation: ConversationKey, threadTs: string) => Reporter;
-  /** Assistant threads seen by this process (`team:channel:thread_ts`): their Status is the thread's. */
-  threads: Set<string>;
+  /** Assistant threads seen by this process: their Status is the thread's. */
+  threads: AssistantThreads;
 }
 
 /** Shown while Neo works on a question, until the core says more (a tool being run). */
@@ -83,7 +84,7 @@ export function registerAssistant(app: { assistant(a: Assistant): unknown }, dep
   };
 
   const known = (team: string, channel: string, threadTs: string): void => {
-    deps.threads.add(`${team}:${channel}:${threadTs}`);
+    deps.threads.seen(team, channel, threadTs);
   };
 
   const viewed = (event: unknown) => {
