@@ -26,9 +26,17 @@ export class StoreTypeError extends Error {
 /** Rewrite the log once it holds this many lines more than the live state needs. */
 const COMPACT_SLACK = 10_000;
 
+/**
+ * Expired values are dropped from memory once this many keys are held (then twice what the last
+ * purge left). Nothing else drops a value nobody reads again, and one is written with a TTL per
+ * message (its dedupe claim): a long-running process would keep every claim it ever made.
+ */
+const PURGE_AT = 10_000;
+
 export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const data = new Map<string, Entry>();
   const now = () => Date.now();
+  let purgeAt = PURGE_AT;
 
   const apply = (op: LogOp): void => {
     switch (op.o) {
@@ -55,17 +63,33 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const log: OpLog = openOpLog(opts.dataDir, logName(opts.prefix), apply);
   let closed = false;
 
-  function* snapshot(): Iterable<LogOp> {
+  /**
+   * Drop expired values from memory. No op is logged: every read already takes them for absent, and
+   * the log keeps their writes until it is rewritten (replayed, they are expired again).
+   */
+  const purgeExpired = (): void => {
     const t = now();
+    for (const [k, entry] of data)
+      if (entry.t === "v" && entry.e !== undefined && entry.e <= t) data.delete(k);
+  };
+
+  function* snapshot(): Iterable<LogOp> {
     for (const [k, entry] of data) {
       if (entry.t === "l") yield { o: "push", k, v: entry.items };
       else if (entry.e === undefined) yield { o: "set", k, v: entry.s };
-      else if (entry.e > t) yield { o: "set", k, v: entry.s, e: entry.e };
+      else yield { o: "set", k, v: entry.s, e: entry.e };
     }
   }
 
   const compactIfBloated = () => {
-    if (log.lines > 2 * data.size + COMPACT_SLACK) log.rewrite(snapshot());
+    if (data.size >= purgeAt) {
+      purgeExpired();
+      purgeAt = Math.max(PURGE_AT, 2 * data.size);
+    }
+    if (log.lines > 2 * data.size + COMPACT_SLACK) {
+      purgeExpired();
+      log.rewrite(snapshot());
+    }
   };
   compactIfBloated();
 

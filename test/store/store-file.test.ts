@@ -1,15 +1,16 @@
 /**
  * What only the embedded file store must guarantee: a SIGKILLed process loses nothing that
  * resolved, a torn last line is cut off rather than corrupting the log, one owner per data dir,
- * and the log is compacted without losing state.
+ * the log is compacted without losing state, and values past their TTL do not pile up in memory.
  */
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { killAfterWrite } from "../memory/support/kill-after-write.js";
+import { MB, retainedBytes } from "../support/heap.js";
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -26,6 +27,7 @@ async function open(dir: string): Promise<Store> {
 const logFile = (dir: string) => join(dir, readdirSync(dir).find((f) => f.endsWith(".log"))!);
 
 afterEach(async () => {
+  vi.useRealTimers();
   for (const s of stores.splice(0)) await s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -90,5 +92,39 @@ describe("file store durability", () => {
     const again = await open(dir);
     expect(await again.get("hot")).toBe(11_999);
     expect(await again.range("l", 0, -1)).toEqual(["kept"]);
+  });
+
+  it("drops expired values from memory: 60,000 messages' dedupe claims leave only the live ones", async () => {
+    // The clock is the claims' TTL passing (10 ms a message, 1 s TTL); nothing waits on a timer.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const dir = tempDir();
+    const store = await open(dir);
+    // A message journaled as the conversations layer does: claim (with its TTL) and "has work" marker.
+    const journal = (i: number) => store.appendOnce(`seen:C1:m${i}`, 1000, "inbox:C1", [], "pending:C1");
+    await store.set("durable", { kept: true });
+    for (let i = 0; i < 20_000; i++) {
+      await journal(i);
+      vi.advanceTimersByTime(10);
+    }
+    const n = 60_000;
+    const retained = await retainedBytes(async () => {
+      for (let i = 20_000; i < 20_000 + n; i++) {
+        expect(await journal(i)).toBe(true);
+        vi.advanceTimersByTime(10);
+      }
+    });
+    // Every claim ever made, kept until read again, held ~9 MB here.
+    expect(retained).toBeLessThan(3 * MB);
+    const last = 20_000 + n - 1;
+    // A redelivery within the TTL is still a duplicate; one long expired is a new message.
+    expect(await journal(last)).toBe(false);
+    expect(await journal(0)).toBe(true);
+    expect(await store.get("durable")).toEqual({ kept: true });
+    expect((await store.keys("seen:")).length).toBeLessThanOrEqual(101);
+    // What the log replays agrees.
+    await store.close();
+    const again = await open(dir);
+    expect(await again.setIfAbsent(`seen:C1:m${last}`, 1)).toBe(false);
+    expect(await again.get("durable")).toEqual({ kept: true });
   });
 });
