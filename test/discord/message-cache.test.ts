@@ -1,13 +1,23 @@
 /**
- * discord.js's message cache stays bounded: a real Client (Neo's options) logged in to the fake
- * Discord keeps at most CACHED_MESSAGES_PER_CHANNEL messages of a busy channel (discord.js's default
- * is 200 per channel, in every channel Neo can see), and a reply's reference, which arrives inside
- * the reply's packet, is still read from the cache without a request.
+ * discord.js's caches stay bounded: a real Client (Neo's options) logged in to the fake Discord
+ * keeps at most CACHED_MESSAGES_PER_CHANNEL messages of a busy channel (discord.js's default is 200
+ * per channel, in every channel Neo can see), and a reply's reference, which arrives inside the
+ * reply's packet, is still read from the cache without a request. Users and guild members are kept
+ * up to CACHED_USERS and CACHED_MEMBERS_PER_GUILD (discord.js keeps every one it ever saw), the
+ * newest author's name still read from the cache; old messages are swept (DM channels included).
  */
 import { type Client, Events, type Message } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { CACHED_MESSAGES_PER_CHANNEL, createDiscordClient } from "../../src/adapters/discord/client.js";
+import {
+  CACHED_MEMBERS_PER_GUILD,
+  CACHED_MESSAGES_PER_CHANNEL,
+  CACHED_USERS,
+  createDiscordClient,
+  MESSAGE_LIFETIME_S,
+} from "../../src/adapters/discord/client.js";
+import { speakerName } from "../../src/adapters/discord/context.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { user } from "../fakes/discord/payloads.js";
 
 describe("discord.js message cache", () => {
   let fake: FakeDiscord | undefined;
@@ -48,5 +58,50 @@ describe("discord.js message cache", () => {
     const ref = await reply.fetchReference();
     expect(ref.content).toBe(`chatter ${sent - 1}`);
     expect(gets()).toEqual([]);
+  });
+
+  it("keeps users and members bounded over many distinct people, the newest with their names; sweeps old messages", async () => {
+    fake = await startFakeDiscord();
+    const c = createDiscordClient({ apiUrl: fake.apiBase });
+    client = c;
+    const ready = new Promise<void>((resolve) => c.once(Events.ClientReady, () => resolve()));
+    await c.login(fake.token);
+    await ready;
+
+    const people = CACHED_USERS + 500;
+    const dms = 50;
+    let seen = 0;
+    let last: Message | undefined;
+    const allSeen = new Promise<void>((resolve) =>
+      c.on(Events.MessageCreate, (m) => {
+        last = m;
+        if (++seen === people + dms) resolve();
+      }),
+    );
+    for (let i = 0; i < people - 1; i++) await fake.say(user(`person${i}`), fake.channel, `hello ${i}`);
+    const newest = user("newest", { globalName: "Newest Global" });
+    fake.addUnlistedMember(newest, "Newest Nick");
+    await fake.say(newest, fake.channel, "hello from the newest");
+    for (let i = 0; i < dms; i++) {
+      const who = user(`dm${i}`);
+      await fake.say(who, fake.dm(who), `hi ${i}`);
+    }
+    await allSeen;
+
+    const guild = c.guilds.cache.get(fake.guildId)!;
+    // discord.js kept every author (and member) it saw: people + dms + the bot and the fake's own.
+    expect(c.users.cache.size).toBeLessThanOrEqual(CACHED_USERS);
+    expect(guild.members.cache.size).toBeLessThanOrEqual(CACHED_MEMBERS_PER_GUILD);
+    expect(c.users.cache.has(c.user!.id)).toBe(true);
+    // The newest guild author is still cached: their member name is read without a request.
+    const newestMessage = fake.channelMessages(fake.channel.id).at(-1)!;
+    const cachedChannel = c.channels.cache.get(fake.channel.id);
+    if (!cachedChannel?.isTextBased()) throw new Error("the fake's channel is not in the cache");
+    expect(speakerName(cachedChannel.messages.cache.get(newestMessage.id)!)).toBe("Newest Nick");
+    expect(last?.author.username).toBe(`dm${dms - 1}`);
+
+    // Messages older than the lifetime are swept, in every channel, DMs included.
+    expect(c.sweepers.options.messages).toMatchObject({ lifetime: MESSAGE_LIFETIME_S });
+    expect(c.sweepers.intervals.messages).not.toBeNull();
   });
 });

@@ -30,6 +30,24 @@ export const NEO_INTENTS = [
  */
 export const CACHED_MESSAGES_PER_CHANNEL = EARLIER_MESSAGES + 10;
 
+/**
+ * Users and members (per guild) discord.js keeps; its default keeps every author and mention it
+ * ever saw, for the process's life. Neo reads them for names: a message's author and member arrive
+ * in its own packet (cached then, newest), and a mention missing from the cache is fetched. The
+ * bot's own user and member are always kept.
+ */
+export const CACHED_USERS = 2000;
+export const CACHED_MEMBERS_PER_GUILD = 500;
+
+/**
+ * Cached messages older than this are swept (every `MESSAGE_SWEEP_S`): the per-channel bound alone
+ * keeps up to CACHED_MESSAGES_PER_CHANNEL messages in every DM channel ever opened with Neo. What
+ * Neo reads from the cache is fresh (a reply's reference arrives in its packet; a thread's earlier
+ * page is fetched).
+ */
+export const MESSAGE_LIFETIME_S = 3600;
+const MESSAGE_SWEEP_S = 3600;
+
 export interface DiscordClientOptions {
   apiUrl?: string;
   /** Shard ids this process runs (discord.js ShardingManager sets them through the environment). */
@@ -45,7 +63,16 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     makeCache: Options.cacheWithLimits({
       ...Options.DefaultMakeCacheSettings,
       MessageManager: CACHED_MESSAGES_PER_CHANNEL,
+      UserManager: { maxSize: CACHED_USERS, keepOverLimit: (u) => u.id === u.client.user?.id },
+      GuildMemberManager: {
+        maxSize: CACHED_MEMBERS_PER_GUILD,
+        keepOverLimit: (m) => m.id === m.client.user?.id,
+      },
     }),
+    sweepers: {
+      ...Options.DefaultSweeperSettings,
+      messages: { interval: MESSAGE_SWEEP_S, lifetime: MESSAGE_LIFETIME_S },
+    },
     rest: { api: opts.apiUrl ?? DEFAULT_DISCORD_API_URL },
     // Nothing Neo sends may ping anyone; each message also sets this explicitly.
     allowedMentions: { parse: [], repliedUser: false },
