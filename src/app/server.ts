@@ -70,6 +70,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
     io,
     limits: conversationLimits(cfg),
     instanceId: instanceIdOf(cfg),
+    turns: s.turns,
   });
   const commands: CommandDeps = commandDeps(s, conversations);
   const checks: HealthCheck[] = [];

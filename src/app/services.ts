@@ -19,6 +19,7 @@ import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
 import { type ChannelSettingsStore, createChannelSettings } from "../core/channels/index.js";
 import { createConversationLookup } from "../core/conversations/lookup.js";
 import { createFileIntake, fileLimitsFromConfig } from "../core/files/index.js";
+import { createTurnGauge, type TurnGauge } from "../core/foreground.js";
 import { createLlmClient } from "../core/llm/client.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
@@ -40,6 +41,8 @@ export interface Services {
   usage: UsageTracker;
   llm: LlmClient;
   memory: Memory;
+  /** The turns running; the conversation layer counts them, write-back gives way to them. */
+  turns: TurnGauge;
   tools: McpToolSurface;
   isAdmin: IsAdmin;
   access: AccessPolicy;
@@ -68,11 +71,13 @@ export async function createServices(cfg: Config): Promise<Services> {
   });
   const llm = createLlmClient(cfg, ledger);
   const channels = createChannelSettings(store);
+  const turns = createTurnGauge();
   const memory = createMemory({
     store,
     llm,
     recallTurns: cfg.NEO_RECALL_TURNS,
     writebackConcurrency: writebackConcurrencyOf(cfg),
+    foreground: turns,
   });
   const isAdmin = createAdminCheck(cfg.NEO_ADMIN_USER_IDS);
   const access = createAccessPolicy({ store, isAdmin });
@@ -126,6 +131,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     usage,
     llm,
     memory,
+    turns,
     tools,
     isAdmin,
     access,

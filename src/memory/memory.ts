@@ -3,6 +3,7 @@
  * speaker only; writeBack → record the turn and enqueue consolidation), the `memory_recall` tool
  * delegate, and the consolidator's stats for status and metrics.
  */
+import type { Foreground } from "../core/foreground.js";
 import { cortexOwner, parseUserKey, type UserKey } from "../core/keys.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { log } from "../core/log.js";
@@ -45,6 +46,10 @@ export interface MemoryOptions {
   /** Write-back calls at once, all users (default 8). */
   writebackConcurrency?: number;
   writebackTimeoutMs?: number;
+  /** The turns running: write-back gives way to them (see the consolidator). */
+  foreground?: Foreground;
+  /** Longest a write-back job waits for the turns (default 2 s). */
+  writebackMaxDeferMs?: number;
 }
 
 export interface Memory {
@@ -77,6 +82,8 @@ export function createMemory(opts: MemoryOptions): Memory {
     depth: opts.writebackDepth,
     concurrency: opts.writebackConcurrency,
     timeoutMs: opts.writebackTimeoutMs,
+    foreground: opts.foreground,
+    maxDeferMs: opts.writebackMaxDeferMs,
   });
   const pendingTurns = new Set<Promise<unknown>>();
   let unavailable = false;

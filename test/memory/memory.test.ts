@@ -4,6 +4,7 @@
  * openai SDK) talking to the scripted endpoint for the cheap model. Runs on both stores.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createTurnGauge, type Foreground } from "../../src/core/foreground.js";
 import type { Message } from "../../src/core/llm/types.js";
 import { createMemory, type Memory } from "../../src/memory/memory.js";
 import type { Store } from "../../src/store/types.js";
@@ -77,7 +78,10 @@ for (const { name, factory, skip } of BACKENDS) {
     let store: Store;
     let ep: ScriptedOpenAI;
     let memory: Memory;
-    const setup = async (test: string, opts: { depth?: number; concurrency?: number } = {}) => {
+    const setup = async (
+      test: string,
+      opts: { depth?: number; concurrency?: number; foreground?: Foreground; maxDeferMs?: number } = {},
+    ) => {
       backend = factory(`memory-${test}`);
       store = await backend.open();
       ep = await startScriptedOpenAI();
@@ -87,6 +91,8 @@ for (const { name, factory, skip } of BACKENDS) {
         llm,
         writebackDepth: opts.depth,
         writebackConcurrency: opts.concurrency,
+        foreground: opts.foreground,
+        writebackMaxDeferMs: opts.maxDeferMs,
       });
     };
     afterEach(async () => {
@@ -253,6 +259,54 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(prompts[2]).toContain("USER: ben");
       expect(prompts[2]).not.toContain("job");
       expect(prompts.join()).not.toContain("job 9");
+    });
+
+    it("while turns run, a user's jobs wait until their queue is full, then all of them go in one call: none dropped", async () => {
+      const turns = createTurnGauge();
+      const endTurn = turns.begin();
+      await setup("defer-full", { foreground: turns, maxDeferMs: 600_000 });
+      ep.script(reply(empty), reply(empty));
+      const job = (i: number) => ({
+        user: ANA,
+        conversation: CONV,
+        place: CHANNEL,
+        transcript: exchange(ANA, `job ${i}`, "ok"),
+      });
+      for (let i = 0; i < 7; i++) memory.port.writeBack(job(i));
+      expect(memory.stats()).toMatchObject({ depth: 7, running: 0 });
+      // The 8th fills her queue: her consolidation starts although the turn still runs.
+      memory.port.writeBack(job(7));
+      expect(memory.stats()).toMatchObject({ depth: 8, running: 1 });
+      // The 9th waits in her emptied queue, for her call and then for the turn.
+      memory.port.writeBack(job(8));
+      await ep.waitForRequest(1);
+      expect(memory.stats()).toMatchObject({ depth: 9, drops: 0 });
+      endTurn();
+      await memory.drained();
+      expect(memory.stats()).toMatchObject({ depth: 0, drops: 0, processed: 9, calls: 2 });
+      const prompts = ep.requests.map((r) => String(r.messages[0]!.content));
+      for (let i = 0; i < 8; i++) expect(prompts[0]).toContain(`USER: job ${i}`);
+      expect(prompts[1]).toContain("USER: job 8");
+      expect(prompts[1]).not.toContain("USER: job 7");
+    });
+
+    it("a job waits for running turns at most the bound, then is consolidated while they still run", async () => {
+      const turns = createTurnGauge();
+      const endTurn = turns.begin();
+      await setup("defer-bound", { foreground: turns, maxDeferMs: 50 });
+      ep.script(reply(empty));
+      memory.port.writeBack({
+        user: BEN,
+        conversation: CONV,
+        place: CHANNEL,
+        transcript: exchange(BEN, "ben", "ok"),
+      });
+      expect(memory.stats()).toMatchObject({ depth: 1, running: 0 });
+      await ep.waitForRequest(1);
+      expect(turns.running).toBe(1);
+      await memory.drained();
+      expect(memory.stats()).toMatchObject({ depth: 0, processed: 1, calls: 1 });
+      endTurn();
     });
 
     it("runs at most the configured consolidations at once, across users", async () => {

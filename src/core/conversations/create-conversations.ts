@@ -119,6 +119,7 @@ export function createConversations(options: ConversationsOptions): Conversation
       throw err;
     }
     let taken: number;
+    const ended = options.turns?.begin();
     try {
       // The lease and the conversation's state in one round trip (Redis runs them in this order:
       // the state is read under the lease, after any journal write sent before it).
@@ -143,6 +144,7 @@ export function createConversations(options: ConversationsOptions): Conversation
       }
     } finally {
       slot.release();
+      ended?.();
     }
     if (closing) return "done";
     // Re-check after releasing: a message journaled while we held the lease, whose submitter

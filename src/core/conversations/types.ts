@@ -6,6 +6,7 @@ import type { Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
+import type { TurnGauge } from "../foreground.js";
 import type { ConversationKey, Platform, Speaker, UserKey } from "../keys.js";
 import type { Place } from "../place.js";
 import type { Reporter } from "../reporter.js";
@@ -138,6 +139,8 @@ export interface ConversationsOptions {
   limits: ConversationLimits;
   /** Unique per live process, stable across its restarts (its own stale leases are freed on start). */
   instanceId: string;
+  /** Counts the passes running (each holds a turn slot), for background work to give way to. */
+  turns?: TurnGauge;
 }
 
 /** `Conversations` plus the start-up step that recovers unfinished work from the store. */

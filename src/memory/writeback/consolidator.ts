@@ -9,9 +9,12 @@
  * again while their call runs only once their queue is full (turns that end together, as a
  * platform's rate limit releases them, would overflow it); their cortex is still written by one
  * consolidation at a time, in the order they started. Nothing here ever throws into the loop or
- * delays an answer.
+ * delays an answer: a user's consolidation waits while turns run (a burst's answers need the CPU
+ * first, and the jobs coalesce meanwhile), starting once none runs, once their queue is full, or
+ * once their oldest job has waited `maxDeferMs`.
  */
 
+import type { Foreground } from "../../core/foreground.js";
 import type { ConversationKey, UserKey } from "../../core/keys.js";
 import type { LlmClient } from "../../core/llm/types.js";
 import { log } from "../../core/log.js";
@@ -27,6 +30,8 @@ import { renderForWriteback, WRITEBACK_PROMPT } from "./prompt.js";
 export const WRITEBACK_QUEUE_DEPTH = 8;
 /** Cheap-model calls running at once for the whole bot when not given: the shipped turn slots (see config.ts). */
 export const WRITEBACK_CONCURRENCY = 8;
+/** Longest a user's oldest job waits for the turns to finish before their consolidation starts. */
+export const WRITEBACK_MAX_DEFER_MS = 2_000;
 /** Answer tokens per conversation section of a call, and for the whole answer. */
 const SECTION_TOKENS = 1024;
 const ANSWER_TOKENS = 4096;
@@ -77,6 +82,10 @@ export interface ConsolidatorOptions {
   timeoutMs?: number;
   /** Answer tokens per conversation section (default 1024; at most 4096 for a call). */
   maxTokens?: number;
+  /** The turns running: consolidation waits for none to run. Without it, it starts at once. */
+  foreground?: Foreground;
+  /** Longest a job waits for the turns (default `WRITEBACK_MAX_DEFER_MS`). */
+  maxDeferMs?: number;
 }
 
 const wbLog = log.child({ component: "writeback" });
@@ -99,6 +108,14 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
   const waiting = new Map<UserKey, WriteBackJob[]>();
   /** Users with waiting jobs, in the order they are served (round robin). */
   const turnOrder: UserKey[] = [];
+  /** When each waiting user's oldest waiting job was queued. */
+  const since = new Map<UserKey, number>();
+  const { foreground } = opts;
+  const maxDeferMs = opts.maxDeferMs ?? WRITEBACK_MAX_DEFER_MS;
+  /** The pump is hooked to the turns' end, and timed for the next job whose wait is up (`wakeAt`). */
+  let idleHooked = false;
+  let wakeTimer: NodeJS.Timeout | undefined;
+  let wakeAt = Number.POSITIVE_INFINITY;
   /** Cheap-model calls running per user. */
   const running = new Map<UserKey, number>();
   /** Per user, settled when their latest consolidation has written (or failed): the next writes after it. */
@@ -212,21 +229,59 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       });
   }
 
-  /** The next user to serve: in turn; one whose call runs only once their queue is full. */
-  function nextUser(): UserKey | undefined {
-    const i = turnOrder.findIndex((u) => !running.has(u) || waiting.get(u)!.length >= capacity);
+  /**
+   * Whether `user`'s waiting jobs are consolidated now: at once when their queue is full (their next
+   * job would be dropped); otherwise not while their own call runs, and not while turns run unless
+   * their oldest job has waited long enough.
+   */
+  function due(user: UserKey, now: number): boolean {
+    if (waiting.get(user)!.length >= capacity) return true;
+    if (running.has(user)) return false;
+    return !foreground || foreground.running === 0 || now - since.get(user)! >= maxDeferMs;
+  }
+
+  /** The next user to serve, in turn among those due. */
+  function nextUser(now: number): UserKey | undefined {
+    const i = turnOrder.findIndex((u) => due(u, now));
     return i < 0 ? undefined : turnOrder.splice(i, 1)[0];
   }
 
+  /** Users left waiting for the turns are served when none runs, or when the first wait is up. */
+  function wakeLater(now: number): void {
+    if (!foreground || foreground.running === 0) return;
+    const deferred = turnOrder.filter((u) => !running.has(u));
+    if (deferred.length === 0) return;
+    if (!idleHooked) {
+      idleHooked = true;
+      foreground.whenIdle(() => {
+        idleHooked = false;
+        pump();
+      });
+    }
+    const at = Math.min(...deferred.map((u) => since.get(u)! + maxDeferMs));
+    if (at >= wakeAt) return;
+    clearTimeout(wakeTimer);
+    wakeAt = at;
+    wakeTimer = setTimeout(() => {
+      wakeAt = Number.POSITIVE_INFINITY;
+      pump();
+    }, at - now);
+    // Shutdown does not wait for it: stopping the turns lets the jobs start.
+    wakeTimer.unref();
+  }
+
   function pump(): void {
+    const now = Date.now();
     while (inFlight < concurrency) {
-      const user = nextUser();
+      const user = nextUser(now);
       if (!user) break;
       // All the user's waiting jobs, of every conversation: their queue is empty again.
       const batch = waiting.get(user)!;
       waiting.delete(user);
+      since.delete(user);
       start(user, batch);
     }
+    wakeLater(now);
   }
 
   return {
@@ -244,6 +299,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       if (queue) queue.push(job);
       else {
         waiting.set(job.user, [job]);
+        since.set(job.user, Date.now());
         turnOrder.push(job.user);
       }
       setDepth(1);
