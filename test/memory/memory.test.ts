@@ -203,6 +203,8 @@ for (const { name, factory, skip } of BACKENDS) {
       const stats = memory.stats();
       expect(stats.processed + stats.failed).toBe(3);
       expect(stats.failed).toBe(1);
+      // The prose and the broken JSON were answers not understood: counted (and logged).
+      expect(stats.unread).toBe(2);
       expect(stats.written).toEqual({
         facts: 0,
         userFacts: 0,

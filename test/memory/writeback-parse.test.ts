@@ -30,7 +30,7 @@ const full = {
 /** The model's answer: one entry per conversation section it learned something from. */
 const answer = (...entries: unknown[]) => JSON.stringify({ conversations: entries });
 /** What a one-section prompt's answer `text` writes. */
-const only = (text: string) => parseWriteback(text, 1)[0]!;
+const only = (text: string) => parseWriteback(text, 1).extracts[0]!;
 
 describe("parseWriteback", () => {
   it("reads an object out of a code fence", () => {
@@ -88,11 +88,23 @@ describe("parseWriteback", () => {
     expect(out.outcome?.status).toBe("success");
   });
 
-  it("yields nothing for garbage, empty answers and non-objects, without throwing", () => {
+  it("yields nothing for garbage, empty answers and non-objects, without throwing, and says it could not read them", () => {
     for (const text of ["", "no json here", "{not json}", "[1,2,3]", "null", "{", "}{", '"facts"']) {
-      expect(parseWriteback(text, 2)).toEqual([EMPTY_EXTRACT, EMPTY_EXTRACT]);
+      expect(parseWriteback(text, 2)).toEqual({
+        extracts: [EMPTY_EXTRACT, EMPTY_EXTRACT],
+        unread: "no JSON object in the answer",
+      });
     }
     expect(parseLooseJson("prose {broken: } more")).toBeUndefined();
+    expect(parseWriteback('{"facts": ["x"], "notes": "y"}', 2).unread).toBe(
+      "no `conversations` list in the answer",
+    );
+    expect(parseWriteback(answer({ conversation: 7, facts: ["x"] }), 2).unread).toBe(
+      "none of 1 entries names a conversation of the prompt",
+    );
+    // Nothing to remember is an answer read, not a failure to read one.
+    expect(parseWriteback('{"conversations": []}', 2).unread).toBeUndefined();
+    expect(parseWriteback(JSON.stringify(full), 1).unread).toBeUndefined();
   });
 
   it("accepts an empty answer and entries without user_facts", () => {
@@ -101,7 +113,7 @@ describe("parseWriteback", () => {
   });
 
   it("gives each conversation section only its own entry", () => {
-    const out = parseWriteback(
+    const { extracts: out, unread } = parseWriteback(
       answer(
         { conversation: 3, facts: ["from the third"] },
         { conversation: "1", user_facts: ["from the first"], remember_everywhere: true },
@@ -116,8 +128,12 @@ describe("parseWriteback", () => {
       EMPTY_EXTRACT,
       { ...EMPTY_EXTRACT, facts: ["from the third"] },
     ]);
+    expect(unread).toBeUndefined();
     // With several sections, an object that names none (the one-conversation shape of before) is no one's.
-    expect(parseWriteback(JSON.stringify(full), 2)).toEqual([EMPTY_EXTRACT, EMPTY_EXTRACT]);
+    expect(parseWriteback(JSON.stringify(full), 2)).toEqual({
+      extracts: [EMPTY_EXTRACT, EMPTY_EXTRACT],
+      unread: "no `conversations` list in the answer",
+    });
   });
 
   it("with one section, reads an entry that names none, or the bare one-conversation answer of before, as that section's", () => {

@@ -51,6 +51,8 @@ export interface ConsolidatorStats {
   running: number;
   /** Jobs that failed (model or store error); logged, never thrown. */
   failed: number;
+  /** Cheap-model answers not understood at all (logged; their jobs write nothing). */
+  unread: number;
   /** Items applied, by kind, since start (a deduped repeat or a reinforcement counts as applied). */
   written: {
     facts: number;
@@ -129,6 +131,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     calls: 0,
     running: 0,
     failed: 0,
+    unread: 0,
     written: { facts: 0, userFacts: 0, patterns: 0, outcomes: 0, constraints: 0, goals: 0 },
   };
   let idleWaiters: Array<() => void> = [];
@@ -166,7 +169,16 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       // A call for several conversations is the user's spend, not one conversation's.
       tags: { purpose: "writeback", user, ...(only ? { conversation: only } : {}) },
     });
-    return parseWriteback(completion.content ?? "", sections.length);
+    const { extracts, unread } = parseWriteback(completion.content ?? "", sections.length);
+    if (unread) {
+      // The answer's words are the user's conversation: only its size is logged.
+      stats.unread++;
+      wbLog.warn(
+        { user, sections: sections.length, chars: completion.content?.length ?? 0, unread: stats.unread },
+        `write-back answer not understood (${unread}); nothing written`,
+      );
+    }
+    return extracts;
   }
 
   /** Writes a batch's extracts into the user's cortex, section by section, each with its own place. */

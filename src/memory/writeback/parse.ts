@@ -57,7 +57,6 @@ export function parseLooseJson(text: string): unknown {
 const statement = z.string().trim().min(1).max(500);
 const list = z.array(z.unknown()).catch([]);
 
-const entries = z.object({ conversations: list });
 const sectionNumber = z.object({ conversation: z.coerce.number().int().min(1) });
 
 const entry = z.object({
@@ -124,23 +123,33 @@ const takeStatements = (xs: unknown[], max: number) => {
  * entries numbered outside the prompt's sections are ignored. When the prompt has one section, an
  * entry that names none, or a bare entry without the `conversations` list (the one-conversation
  * answer of before, which models still give), can only be that section's and is read as such; with
- * several sections it is no one's. Never throws.
+ * several sections it is no one's. Never throws: an answer it cannot read at all (no JSON object,
+ * no `conversations` list, or entries none of which names a section of the prompt) writes nothing
+ * and says why in `unread`, for the operator to hear of a cheap model that never answers in shape.
  */
-export function parseWriteback(text: string, sections: number): WritebackExtract[] {
-  const out: WritebackExtract[] = Array.from({ length: sections }, () => EMPTY_EXTRACT);
-  const seen = new Set<number>();
+export function parseWriteback(
+  text: string,
+  sections: number,
+): { extracts: WritebackExtract[]; unread?: string } {
+  const extracts: WritebackExtract[] = Array.from({ length: sections }, () => EMPTY_EXTRACT);
   const json = parseLooseJson(text);
-  const bare = sections === 1 && isObject(json) && !("conversations" in json);
-  const parsed = entries.safeParse(json);
-  for (const e of bare ? [json] : parsed.success ? parsed.data.conversations : []) {
+  if (!isObject(json)) return { extracts, unread: "no JSON object in the answer" };
+  const listed = json.conversations;
+  const bare = sections === 1 && !("conversations" in json);
+  if (!bare && !Array.isArray(listed)) return { extracts, unread: "no `conversations` list in the answer" };
+  const given: unknown[] = bare ? [json] : (listed as unknown[]);
+  const seen = new Set<number>();
+  for (const e of given) {
     const n = sectionNumber.safeParse(e);
     const named = isObject(e) && "conversation" in e;
     const section = n.success ? n.data.conversation : !named && sections === 1 ? 1 : 0;
     if (section < 1 || section > sections || seen.has(section)) continue;
     seen.add(section);
-    out[section - 1] = parseEntry(e);
+    extracts[section - 1] = parseEntry(e);
   }
-  return out;
+  if (given.length > 0 && seen.size === 0)
+    return { extracts, unread: `none of ${given.length} entries names a conversation of the prompt` };
+  return { extracts };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
