@@ -5,6 +5,7 @@
  * discord.js sharding (`SHARDS`/`SHARD_COUNT`, or ShardingManager) splits guilds across processes.
  */
 import { ApplicationFlagsBitField, type Client, Events, Routes } from "discord.js";
+import { z } from "zod";
 import type { AccessPolicy } from "../../core/access/policy.js";
 import type { DecideResult, Decision } from "../../core/approvals/types.js";
 import type { CommandDeps } from "../../core/commands/index.js";
@@ -103,6 +104,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   /** The missing-intent line is said once per process: at start-up, or at the first empty message. */
   let contentWarned = false;
   const ios = new Map<ConversationKey, ConversationIO & { reporter: MessageReporter }>();
+  /** Neo's user id; before the gateway is up (a turn resumed at start-up), asked of the REST API. */
+  const neoId = async (): Promise<string> =>
+    client.user?.id ?? z.object({ id: z.string() }).parse(await client.rest.get(Routes.user())).id;
 
   const io = (conversation: ConversationKey): ConversationIO & { reporter: MessageReporter } => {
     let found = ios.get(conversation);
@@ -116,6 +120,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         drafts,
         conversation,
         channelId,
+        neoId,
         typing: o.typing,
       }),
       approvals: createApprovalChannel(client.rest, channelId),

@@ -3,7 +3,8 @@
  * (from a second in: an answer ready sooner is posted alone, see `typing.ts`), one status line
  * created on the first `status` and edited in place (coalesced) after that, removed when the answer
  * lands; `say` posts new messages split at 2,000 characters (nonces derived from the
- * answer's key, so posting it again after a crash shows nothing new); `notice` posts a visible
+ * answer's key, so posting it again shows nothing new; a resumed answer first looks at what is there,
+ * see `posted.ts`, as a nonce holds only minutes and a draft's messages carry none); `notice` posts a visible
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
  * restart removes a line the previous one left behind. `draft` shows the answer as it is written
  * (see `draft.ts`): typing stops when its text appears, the status line goes when it is finished.
@@ -16,6 +17,7 @@ import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
 import type { EditCoalescer, Pacer } from "./coalesce.js";
 import { createDiscordDraft } from "./draft.js";
+import { notAmong, type Posted, postedAfter } from "./posted.js";
 import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
@@ -42,6 +44,8 @@ export interface MessageReporterDeps {
   conversation: ConversationKey;
   /** The thread or DM channel the conversation posts in. */
   channelId: string;
+  /** Neo's user id (a resumed answer looks for its own messages). */
+  neoId: () => Promise<string>;
   typing?: TypingOptions;
 }
 
@@ -80,10 +84,21 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     await store.delete(statusKey).catch(() => false);
   };
 
+  /** What a resumed answer left in the channel; nothing known (post it all) when it cannot be read. */
+  const posted = async (key: AnswerKey): Promise<Posted> =>
+    postedAfter(rest, channelId, key.id, await d.neoId()).catch((err: unknown) => {
+      log.warn(
+        { err, channelId },
+        "discord: could not see what of a resumed answer was posted; posting it all",
+      );
+      return { texts: [], files: [] };
+    });
+
   /** With a `key`, each chunk's nonce is derived from it, so posting the same answer again shows nothing new. */
   const postAll = async (text: string, key?: AnswerKey): Promise<void> => {
-    const chunks = splitMessage(text);
-    for (const [i, chunk] of chunks.entries()) {
+    const chunks = [...splitMessage(text).entries()];
+    const todo = key?.resumed ? notAmong(chunks, (await posted(key)).texts, ([, c]) => c) : chunks;
+    for (const [i, chunk] of todo) {
       await post(chunk, key === undefined ? undefined : nonceFor(`${d.conversation}|${key.id}|${i}`));
     }
   };
@@ -132,8 +147,10 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
       await postAll(text);
     },
     // In the channel's paced turn, like the answer's edits; a refusal throws to the caller.
-    upload: (files, comment, key) =>
-      d.drafts.send(
+    async upload(all, comment, key) {
+      const files = key?.resumed ? notAmong(all, (await posted(key)).files, (f) => f.name) : all;
+      if (files.length === 0) return;
+      await d.drafts.send(
         channelId,
         uploadJob(
           files,
@@ -142,7 +159,8 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
             rest.post(Routes.channelMessages(channelId), { body, files: parts }).then(() => undefined),
           key ? (i) => nonceFor(`${d.conversation}|${key.id}|file|${i}`) : undefined,
         ),
-      ),
+      );
+    },
     draft: ({ requester }) =>
       createDiscordDraft({
         pacer: d.drafts,

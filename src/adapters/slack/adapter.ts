@@ -248,6 +248,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
             )
           : createThreadStatus(out, channel, ""),
         pace,
+        me: () => workspaces.identity(workspace),
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
       files: slackFileSource(() => workspaces.token(workspace), config.SLACK_API_URL),

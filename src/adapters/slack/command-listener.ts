@@ -143,6 +143,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
         threadTs: ts,
         status: createEphemeralStatus((m) => respond(m as Parameters<RespondFn>[0])),
         pace: deps.pace,
+        me: () => deps.workspaces.identity(command.team_id),
       }),
       approvals: deps.io(conversation).approvals,
     };

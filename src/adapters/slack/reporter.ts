@@ -5,16 +5,19 @@
  * turn's answer is not streamed: what of it is posted already is only known when it is said). The status episode ends when an answer is said, and its
  * message is removed once the answer is posted (in the background: the turn does not wait for it).
  * An answer with a key carries it as message metadata; a resumed turn posts only the parts of its
- * answer that are not in the conversation yet.
+ * answer that are not in the conversation yet, and uploads only the answer's files (answer.md) Neo
+ * has not shared there since the turn's opening message: a file share carries no metadata.
  */
 
+import { z } from "zod";
 import { parseUserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
-import type { AnswerKey, Reporter } from "../../core/reporter.js";
+import type { AnswerKey, OutboundFile, Reporter } from "../../core/reporter.js";
 import { renderAnswer } from "./answer-render.js";
 import { createSlackDraft, type DraftPace } from "./draft.js";
+import type { SlackIdentity } from "./inbound.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
-import type { MessageMetadata, SlackOutbound } from "./outbound.js";
+import type { MessageMetadata, ReplyMessage, SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
 import type { StatusSink } from "./status.js";
 
@@ -27,6 +30,8 @@ export interface SlackReporterOptions {
   threadTs: string;
   status: StatusSink;
   pace: DraftPace;
+  /** Who Neo is in this workspace: a resumed answer's files are looked for among its own messages. */
+  me: () => Promise<SlackIdentity | undefined>;
 }
 
 /** The metadata an answer's parts are posted with, so a resumed turn can see what is there. */
@@ -49,6 +54,36 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
       if (p?.key === id && typeof p.part === "number") parts.add(p.part);
     }
     return parts;
+  };
+
+  /** Names of the files Neo shared after the opening message of the answer named `id`, one per share. */
+  const sharedFiles = async (id: string): Promise<string[]> => {
+    const openingTs = id.split("/").at(-1) ?? "";
+    const me = await o.me();
+    if (!me) throw new Error("Neo's identity in this workspace is unknown");
+    const messages = threadTs
+      ? await out.replies(channel, threadTs, openingTs)
+      : await out.history(channel, openingTs);
+    // Slack ts strings sort as the times they name (seconds and microseconds, fixed width).
+    return messages
+      .filter((m) => m.ts > openingTs && byNeo(m, me))
+      .flatMap((m) => (m.files ?? []).flatMap((f) => fileName.safeParse(f).data?.name ?? []));
+  };
+
+  /** Of `files`, those not shared yet (matched by name, one shared file per file). */
+  const notShared = async (files: readonly OutboundFile[], id: string): Promise<readonly OutboundFile[]> => {
+    const there = await sharedFiles(id).catch((err: unknown): string[] => {
+      log.warn(
+        { err, channel },
+        "slack: could not see which of a resumed answer's files are shared; uploading them",
+      );
+      return [];
+    });
+    return files.filter((f) => {
+      const i = there.indexOf(f.name);
+      if (i >= 0) there.splice(i, 1);
+      return i < 0;
+    });
   };
 
   const reporter: Reporter = {
@@ -86,8 +121,10 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
     status: async (text) => {
       o.status.show(text);
     },
-    upload: async (files, comment) => {
-      await out.upload(channel, threadTs, files, markdownToMrkdwn(comment));
+    upload: async (files, comment, key) => {
+      // completeUploadExternal takes no metadata and no idempotency key: a resumed turn looks first.
+      const todo = key?.resumed ? await notShared(files, key.id) : files;
+      if (todo.length > 0) await out.upload(channel, threadTs, todo, markdownToMrkdwn(comment));
     },
     notice: async (text) => {
       for (const part of splitMrkdwn(markdownToMrkdwn(text), NOTICE_PART)) {
@@ -117,3 +154,9 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
   };
   return reporter;
 }
+
+/** A shared file's name as conversations.replies / history list it (Slack's `File` object). */
+const fileName = z.object({ name: z.string() });
+
+const byNeo = (m: ReplyMessage, me: SlackIdentity): boolean =>
+  m.user === me.botUserId || (me.botId !== undefined && m.bot_id === me.botId);

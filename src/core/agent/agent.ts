@@ -17,8 +17,9 @@ import { LlmError } from "../llm/errors.js";
 import type { AssistantMessage, Completion, Message, ToolMessage, UsageTags } from "../llm/types.js";
 import { log } from "../log.js";
 import type { MemoryPage } from "../memory-port.js";
+import type { AnswerKey, Reporter } from "../reporter.js";
 import type { ToolCallContext } from "../tools/types.js";
-import { type AnswerView, createAnswerView } from "./answer-view.js";
+import { type AnswerView, createAnswerView, showAnswer } from "./answer-view.js";
 import type { AgentDeps } from "./deps.js";
 import { activeGoal } from "./goal.js";
 import { CancelledError } from "./ladder.js";
@@ -53,6 +54,11 @@ export interface Agent {
   state(): AgentState;
   /** Compact the window now (hard/soft from the loop; manual from `/neo compact`). */
   compact(reason: CompactionReason, ctx: TurnContext): Promise<void>;
+  /**
+   * Post an answer the transcript already holds (a turn resumed after a crash) as its turn showed
+   * it: long answers as the same file and message, under `key`.
+   */
+  show(answer: string, reporter: Reporter, key?: AnswerKey): Promise<void>;
 }
 
 export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
@@ -393,5 +399,6 @@ export function createAgent(deps: AgentDeps, initial?: AgentState): Agent {
       if (working.length === 0) return;
       await compact(reason, ctx);
     },
+    show: (answer, reporter, key) => showAnswer(reporter, answer, limits.answerFile, key),
   };
 }

@@ -103,9 +103,8 @@ export function createAnswerView(
     async answer(final) {
       const d = draft;
       reset();
-      const text = await asFile(reporter, final, fileLimits, key);
-      if (d) await d.finish(text);
-      else await reporter.say(text, key);
+      if (d) await d.finish(await asFile(reporter, final, fileLimits, key));
+      else await showAnswer(reporter, final, fileLimits, key);
     },
     async dismiss() {
       const d = draft;
@@ -120,6 +119,20 @@ export function createAnswerView(
     },
     close: () => finishWith(STOPPED_MARK),
   };
+}
+
+/**
+ * Show a finished answer no draft shows: its files uploaded, then the message beside them said. Also
+ * how a turn resumed after a crash posts the answer its log holds: the same files and message under
+ * the same key as the first time, so the adapter can tell what of them is there already.
+ */
+export async function showAnswer(
+  reporter: Reporter,
+  final: string,
+  limits: AnswerFileLimits = DEFAULT_ANSWER_FILE_LIMITS,
+  key?: AnswerKey,
+): Promise<void> {
+  await reporter.say(await asFile(reporter, final, limits, key), key);
 }
 
 /** Upload what `answerFile` sends as files; the text to say beside them (or all of it, on failure). */

@@ -41,12 +41,13 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     live.open = null;
     if (open.answer !== undefined) {
       // The answer is logged before it is posted, and the end marker after: a crash in between may
-      // have left it unposted. Post it again under the same key, marked resumed (adapters post only
-      // what is not there yet), unless this process knows it posted it; then close the turn.
+      // have left it unposted. Post it again as the turn showed it (a long answer: the same file and
+      // message), under the same key, marked resumed (adapters post only what is not there yet),
+      // unless this process knows it posted it; then close the turn.
       const [opening] = await journal.inboxFrom(t.key, open.from);
       if (t.delivered !== opening?.id) {
         const key = opening ? { id: opening.id, resumed: true as const } : undefined;
-        await env.options.io(t.key).reporter.say(open.answer, key);
+        await live.agent.show(open.answer, env.options.io(t.key).reporter, key);
       }
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
       t.delivered = null;
@@ -115,7 +116,7 @@ async function finishCut(
   }
   if (!live.reseeded) return live;
   if (answer !== undefined) {
-    await io.reporter.say(answer, { id: opening.id, resumed: true });
+    await live.agent.show(answer, io.reporter, { id: opening.id, resumed: true });
     live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
   } else {
     t.ios.set(opening.id, io);

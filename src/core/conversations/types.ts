@@ -9,7 +9,7 @@ import type { FileSource, InboundFile } from "../files/types.js";
 import type { TurnGauge } from "../foreground.js";
 import type { ConversationKey, Platform, Speaker, UserKey } from "../keys.js";
 import type { Place } from "../place.js";
-import type { Reporter } from "../reporter.js";
+import type { AnswerKey, Reporter } from "../reporter.js";
 import type { BucketLimits } from "./token-bucket.js";
 
 export interface InboundMessage {
@@ -110,6 +110,8 @@ export interface ConversationAgent {
   chat(input: TurnInput, ctx: TurnContext): Promise<TurnResult>;
   state(): AgentState;
   compact(reason: "manual", ctx: TurnContext): Promise<void>;
+  /** Post an answer the log holds (a resumed turn's) as its turn showed it, under `key`. */
+  show(answer: string, reporter: Reporter, key?: AnswerKey): Promise<void>;
 }
 
 /** Limits of the conversations layer; defaults in `src/config.ts`. */

@@ -76,11 +76,15 @@ export interface RigOptions {
   redis?: { url: string; prefix: string };
   /** More MCP servers beside the gate (e.g. `{ chart: fixture("chart") }`). */
   servers?: Record<string, ServerSpecInput>;
+  /** Another rig's fake Discord (a restart of Neo against the same guild); left open on close. */
+  reuseFake?: FakeDiscord;
+  /** What the conversations layer writes through (e.g. `crash-store.ts`: a process that dies at a write). */
+  conversationStore?: (store: Store) => Store;
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), "neo-discord-"));
-  const fake = await startFakeDiscord(opts.fake);
+  const fake = opts.reuseFake ?? (await startFakeDiscord(opts.fake));
   const ep = await startScriptedOpenAI([]);
   let deps: ConversationDeps | undefined;
   const store = opts.redis
@@ -110,7 +114,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   });
   let adapter: DiscordAdapter | undefined;
   const conversations = createConversations({
-    store,
+    store: opts.conversationStore ? opts.conversationStore(store) : store,
     newAgent: deps.newAgent,
     io: (key) => adapter!.io(key),
     instanceId: `discord-test-${fake.appId}`,
@@ -181,7 +185,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       await deps?.close();
       if (opts.redis) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
-      await fake.close();
+      if (!opts.reuseFake) await fake.close();
       await ep.close();
     },
   };

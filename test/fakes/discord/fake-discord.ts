@@ -291,6 +291,14 @@ export class FakeDiscord {
     this.state.refuseUploads = on;
   }
 
+  /**
+   * Discord checks a nonce (`enforce_nonce`) against the last few minutes only: after this, every
+   * nonce sent so far is new again (a restart that took longer than that window).
+   */
+  nonceWindowPassed(): void {
+    for (const list of this.state.messages.values()) for (const m of list) delete m.nonce;
+  }
+
   /** Every request the CDN saw (path, Authorization, whether it served the file). */
   get cdnRequests(): RestState["cdnRequests"] {
     return this.state.cdnRequests;

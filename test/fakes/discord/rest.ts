@@ -144,6 +144,9 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       /^\/channels\/(\d+)\/messages$/,
       (m, _b, q) => {
         const limit = Number(q.limit ?? 50);
+        // Discord answers 400 Invalid Form Body (50035) for `before`/`after` that are not snowflakes.
+        if ([q.before, q.after].some((v) => v !== undefined && !/^\d+$/.test(v)))
+          return { status: 400, json: { message: "Invalid Form Body", code: 50035 } };
         let list = [...msgs(m[1]!)];
         if (q.before) list = list.filter((x) => BigInt(x.id) < BigInt(q.before!));
         // Like Discord: `after` gives the `limit` messages right after it, newest first.

@@ -105,6 +105,10 @@ export interface HarnessOptions {
   assistant?: AssistantSettings;
   /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
   redis?: { url: string; prefix: string };
+  /** Another harness's fake Slack (a restart of Neo against the same workspace); left open on close. */
+  reuseFake?: FakeSlack;
+  /** What the conversations layer writes through (e.g. `crash-store.ts`: a process that dies at a write). */
+  conversationStore?: (store: Store) => Store;
 }
 
 export const TEST_ASSISTANT: AssistantSettings = {
@@ -197,15 +201,17 @@ export const DEFAULT_CHANNELS: NonNullable<FakeSlackOptions["channels"]> = [
 
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const rates = { ...FAST_RATES, ...o.rates };
-  const fake = await startFakeSlack({
-    teamId: TEAM,
-    users: o.users ?? DEFAULT_USERS,
-    channels: o.channels ?? DEFAULT_CHANNELS,
-    tiers: tiersOf(rates),
-    ...(o.oauthInstalls
-      ? { oauth: { clientId: OAUTH.clientId, clientSecret: OAUTH.clientSecret, installs: o.oauthInstalls } }
-      : {}),
-  });
+  const fake =
+    o.reuseFake ??
+    (await startFakeSlack({
+      teamId: TEAM,
+      users: o.users ?? DEFAULT_USERS,
+      channels: o.channels ?? DEFAULT_CHANNELS,
+      tiers: tiersOf(rates),
+      ...(o.oauthInstalls
+        ? { oauth: { clientId: OAUTH.clientId, clientSecret: OAUTH.clientSecret, installs: o.oauthInstalls } }
+        : {}),
+    }));
   const ep = await startScriptedOpenAI(o.turns ?? []);
   const store = o.redis
     ? await createStore({ redisUrl: o.redis.url, dataDir: "unused", prefix: o.redis.prefix })
@@ -267,7 +273,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   agentDeps.channels = channels;
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
-    store,
+    store: o.conversationStore ? o.conversationStore(store) : store,
     newAgent: (state) => createAgent({ ...agentDeps, files }, state),
     io: (key) => adapter!.io(key),
     instanceId: "slack-test",
@@ -356,7 +362,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       await custom?.close();
       if (o.redis) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
-      await fake.close();
+      if (!o.reuseFake) await fake.close();
       await ep.close();
     },
   };
