@@ -25,6 +25,7 @@ import type { Pager } from "../cortex/pager.js";
 import { type ApplyCounts, applyWriteback, originOf } from "./apply.js";
 import { parseWriteback, type WritebackExtract } from "./parse.js";
 import { renderForWriteback, WRITEBACK_PROMPT } from "./prompt.js";
+import { createWaitingJobs } from "./waiting.js";
 
 /** Seed default queue depth: jobs one user may have waiting. */
 export const WRITEBACK_QUEUE_DEPTH = 8;
@@ -106,20 +107,18 @@ function sectionsOf(batch: readonly WriteBackJob[]): WriteBackJob[][] {
 export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
   const capacity = opts.depth ?? WRITEBACK_QUEUE_DEPTH;
   const concurrency = Math.max(1, opts.concurrency ?? WRITEBACK_CONCURRENCY);
-  /** Waiting jobs per user, oldest first. */
-  const waiting = new Map<UserKey, WriteBackJob[]>();
-  /** Users with waiting jobs, in the order they are served (round robin). */
-  const turnOrder: UserKey[] = [];
-  /** When each waiting user's oldest waiting job was queued. */
-  const since = new Map<UserKey, number>();
-  const { foreground } = opts;
-  const maxDeferMs = opts.maxDeferMs ?? WRITEBACK_MAX_DEFER_MS;
-  /** The pump is hooked to the turns' end, and timed for the next job whose wait is up (`wakeAt`). */
+  /** Cheap-model calls running per user. */
+  const running = new Map<UserKey, number>();
+  const waiting = createWaitingJobs({
+    capacity,
+    maxDeferMs: opts.maxDeferMs ?? WRITEBACK_MAX_DEFER_MS,
+    foreground: opts.foreground,
+    calling: (user) => running.has(user),
+  });
+  /** The pump is hooked to the turns' end, and timed for the first job whose wait is up (`wakeAt`). */
   let idleHooked = false;
   let wakeTimer: NodeJS.Timeout | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
-  /** Cheap-model calls running per user. */
-  const running = new Map<UserKey, number>();
   /** Per user, settled when their latest consolidation has written (or failed): the next writes after it. */
   const written = new Map<UserKey, Promise<void>>();
   let inFlight = 0;
@@ -241,36 +240,17 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       });
   }
 
-  /**
-   * Whether `user`'s waiting jobs are consolidated now: at once when their queue is full (their next
-   * job would be dropped); otherwise not while their own call runs, and not while turns run unless
-   * their oldest job has waited long enough.
-   */
-  function due(user: UserKey, now: number): boolean {
-    if (waiting.get(user)!.length >= capacity) return true;
-    if (running.has(user)) return false;
-    return !foreground || foreground.running === 0 || now - since.get(user)! >= maxDeferMs;
-  }
-
-  /** The next user to serve, in turn among those due. */
-  function nextUser(now: number): UserKey | undefined {
-    const i = turnOrder.findIndex((u) => due(u, now));
-    return i < 0 ? undefined : turnOrder.splice(i, 1)[0];
-  }
-
   /** Users left waiting for the turns are served when none runs, or when the first wait is up. */
   function wakeLater(now: number): void {
-    if (!foreground || foreground.running === 0) return;
-    const deferred = turnOrder.filter((u) => !running.has(u));
-    if (deferred.length === 0) return;
+    const at = waiting.dueAnyway();
+    if (at === undefined) return;
     if (!idleHooked) {
       idleHooked = true;
-      foreground.whenIdle(() => {
+      opts.foreground!.whenIdle(() => {
         idleHooked = false;
         pump();
       });
     }
-    const at = Math.min(...deferred.map((u) => since.get(u)! + maxDeferMs));
     if (at >= wakeAt) return;
     clearTimeout(wakeTimer);
     wakeAt = at;
@@ -285,21 +265,16 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
   function pump(): void {
     const now = Date.now();
     while (inFlight < concurrency) {
-      const user = nextUser(now);
-      if (!user) break;
-      // All the user's waiting jobs, of every conversation: their queue is empty again.
-      const batch = waiting.get(user)!;
-      waiting.delete(user);
-      since.delete(user);
-      start(user, batch);
+      const next = waiting.take(now);
+      if (!next) break;
+      start(next.user, next.batch);
     }
     wakeLater(now);
   }
 
   return {
     enqueue(job) {
-      const queue = waiting.get(job.user);
-      if ((queue?.length ?? 0) >= capacity) {
+      if (!waiting.add(job, Date.now())) {
         stats.drops++;
         metrics.writebackDropped.inc();
         wbLog.warn(
@@ -307,12 +282,6 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
           "write-back queue of this user full; job dropped",
         );
         return false;
-      }
-      if (queue) queue.push(job);
-      else {
-        waiting.set(job.user, [job]);
-        since.set(job.user, Date.now());
-        turnOrder.push(job.user);
       }
       setDepth(1);
       pump();
