@@ -65,6 +65,11 @@ export const metrics = {
     help: "Write-back jobs dropped because their user's queue (depth 8) was full.",
     registers: [registry],
   }),
+  writebackUnread: new Counter({
+    name: "neo_writeback_unread_total",
+    help: "Cheap-model write-back answers not understood at all (no JSON, no conversations list, no section named); nothing was written for them.",
+    registers: [registry],
+  }),
   approvals: new Counter({
     name: "neo_approvals_total",
     help: "Approvals by outcome (requested, approved, rejected, expired, cancelled, interrupted, refused_cap).",

@@ -175,6 +175,7 @@ describe.skipIf(!redis.ok)(
         "neo_compactions_total",
         "neo_writeback_queue_depth",
         "neo_writeback_dropped_total",
+        "neo_writeback_unread_total",
         "neo_approvals_total",
         "neo_queue_wait_seconds",
         "neo_platform_rate_limited_total",

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTurnGauge, type Foreground } from "../../src/core/foreground.js";
 import type { Message } from "../../src/core/llm/types.js";
 import { createMemory, type Memory } from "../../src/memory/memory.js";
+import { metrics } from "../../src/ops/metrics.js";
 import type { Store } from "../../src/store/types.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
 import {
@@ -186,6 +187,7 @@ for (const { name, factory, skip } of BACKENDS) {
     it("writes nothing and does not crash when the model answers garbage or fails", async () => {
       // One at a time, three users: each job gets its own call (no coalescing), in order.
       await setup("garbage", { concurrency: 1 });
+      const unreadBefore = (await metrics.writebackUnread.get()).values[0]?.value ?? 0;
       ep.script(
         reply("I could not find anything, sorry!"),
         reply("{ this is not json ]"),
@@ -205,6 +207,7 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(stats.failed).toBe(1);
       // The prose and the broken JSON were answers not understood: counted (and logged).
       expect(stats.unread).toBe(2);
+      expect((await metrics.writebackUnread.get()).values[0]?.value).toBe(unreadBefore + 2);
       expect(stats.written).toEqual({
         facts: 0,
         userFacts: 0,

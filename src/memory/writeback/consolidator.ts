@@ -172,6 +172,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     if (unread) {
       // The answer's words are the user's conversation: only its size is logged.
       stats.unread++;
+      metrics.writebackUnread.inc();
       wbLog.warn(
         { user, sections: sections.length, chars: completion.content?.length ?? 0, unread: stats.unread },
         `write-back answer not understood (${unread}); nothing written`,
