@@ -28,7 +28,7 @@ import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft.js";
 import { slackFileSource } from "./files.js";
 import { registerInbound } from "./inbound-listener.js";
 import { createSlackInstallations, INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES } from "./installations.js";
-import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
+import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound/rules.js";
 import { createSlackReporter } from "./reporter.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "./socket-receiver.js";
 import { createAssistantStatus, createThreadStatus, eitherStatus } from "./status.js";

@@ -17,7 +17,7 @@ import type { Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
 import type { AssistantThreads } from "./assistant-threads.js";
 import type { TakeInbound } from "./inbound-listener.js";
-import type { AssistantPrompt } from "./outbound.js";
+import type { AssistantPrompt } from "./outbound/assistant-calls.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
 export interface AssistantSettings {

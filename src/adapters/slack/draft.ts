@@ -21,7 +21,8 @@
 import { log } from "../../core/log.js";
 import type { AnswerDraft } from "../../core/reporter.js";
 import { renderAnswer, type SlackAnswerPart, safeMarkdown } from "./answer-render.js";
-import type { MessageMetadata, SlackOutbound } from "./outbound.js";
+import type { MessageMetadata } from "./outbound/messages.js";
+import type { SlackOutbound } from "./outbound.js";
 import type { Reservation } from "./rate-gate.js";
 import type { StatusSink } from "./status.js";
 

@@ -25,7 +25,7 @@ import {
   SLACKBOT_USER,
   type SlackIdentity,
 } from "./inbound.js";
-import type { ReplyMessage } from "./outbound.js";
+import type { ReplyMessage } from "./outbound/lookups.js";
 import { namesIn, renderSlackContent } from "./readable.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 

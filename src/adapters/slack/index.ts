@@ -7,4 +7,4 @@ export {
   type SlackAdapterOptions,
   SlackConfigError,
 } from "./adapter.js";
-export { SLACK_RATE_RULES, type SlackRateRules } from "./outbound.js";
+export { SLACK_RATE_RULES, type SlackRateRules } from "./outbound/rules.js";

@@ -9,7 +9,8 @@
 
 import { log } from "../../core/log.js";
 import type { PlaceKind } from "../../core/place.js";
-import type { ChannelInfo, SlackOutbound } from "./outbound.js";
+import type { ChannelInfo } from "./outbound/lookups.js";
+import type { SlackOutbound } from "./outbound.js";
 
 /** `channel_type` of message events (https://api.slack.com/events/message). */
 export function kindOfChannelType(channelType: string | undefined): PlaceKind | undefined {

@@ -12,16 +12,23 @@
  * A call marked skippable (a status edit that a newer one replaced) is dropped without spending room.
  * Reservations and optional calls are refused alike while a key is full, so in a busy workspace
  * cosmetic calls are what gives way (docs/slack.md, "When the workspace is busy").
+ * This file schedules calls and keeps reservations; one key's window and state are in
+ * rate-gate/key-state.ts, the table of keys in rate-gate/key-table.ts.
  */
 import { webApi } from "@slack/bolt";
 import { log } from "../../core/log.js";
 import { metrics } from "../../ops/metrics.js";
-
-/** At most `limit` calls in any `windowMs`. */
-export interface RateRule {
-  limit: number;
-  windowMs: number;
-}
+import {
+  type Held,
+  type KeyState,
+  type RateRule,
+  roomNow,
+  type Slot,
+  take,
+  waitForRoom,
+  wakeAll,
+} from "./rate-gate/key-state.js";
+import { createKeyTable } from "./rate-gate/key-table.js";
 
 /** Room for one call in one key, taken with `reserve`; spent by `run`, or given back. */
 export interface Reservation {
@@ -67,33 +74,6 @@ export class RateGateError extends Error {
   readonly code = "SLACK_RATE_LIMITED";
 }
 
-/** Reserved room, until `expiresAt`. */
-interface Held {
-  expiresAt: number;
-}
-
-/** One call counted in a key's window: from its start until its answer, then from its answer. */
-interface Slot {
-  at: number;
-}
-
-interface KeyState {
-  rule: RateRule;
-  sent: Slot[];
-  /** Rooms reserved and not yet spent, given back or lapsed. */
-  reserved: Set<Held>;
-  /** Required calls waiting for room (or a Retry-After): optional calls and reservations yield. */
-  held: number;
-  tail: Promise<unknown>;
-  blockedUntil: number;
-  /** Woken when reserved room is given back (a waiting call may fit now). */
-  wake: Array<() => void>;
-  /** Calls of this key queued or in flight. */
-  active: number;
-  /** Calls that waited for room or a Retry-After (`waits()`). */
-  waits: number;
-}
-
 function retryAfterMs(err: unknown): number | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const e = err as { code?: unknown; retryAfter?: unknown };
@@ -102,11 +82,6 @@ function retryAfterMs(err: unknown): number | undefined {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Room was given back: calls waiting for it look again. */
-function wakeAll(s: KeyState): void {
-  for (const w of [...s.wake]) w();
-}
 
 export interface RateGateOptions {
   /** How many 429s one call waits out before failing loudly (default 6). */
@@ -120,94 +95,13 @@ export interface RateGateOptions {
   reservationTtlMs?: number;
 }
 
-/**
- * Keys held before idle ones are forgotten. Keys carry channel ids, so a process that posts in ever
- * more channels would otherwise hold one state per channel it ever wrote to.
- */
-const SWEEP_AT = 1000;
-
 export function createRateGate(options: RateGateOptions = {}): RateGate {
   const maxWaits = options.maxRateLimitWaits ?? 6;
   const margin = options.margin ?? 0.1;
   const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
-  const keys = new Map<string, KeyState>();
-  /** Sweep when this many keys are held: twice what a sweep left, so sweeps stay rare (amortised). */
-  let sweepAt = SWEEP_AT;
+  const keys = createKeyTable(margin);
   let pending = 0;
   let onDrained: (() => void)[] = [];
-
-  const state = (key: string, rule: RateRule): KeyState => {
-    let s = keys.get(key);
-    if (!s) {
-      if (keys.size >= sweepAt) {
-        forgetIdle(Date.now());
-        sweepAt = Math.max(SWEEP_AT, 2 * keys.size);
-      }
-      s = {
-        rule,
-        sent: [],
-        reserved: new Set(),
-        held: 0,
-        tail: Promise.resolve(),
-        blockedUntil: 0,
-        wake: [],
-        active: 0,
-        waits: 0,
-      };
-      keys.set(key, s);
-    }
-    return s;
-  };
-
-  const windowOf = (rule: RateRule) => Math.ceil(rule.windowMs * (1 + margin));
-
-  /** Room for one more call now: not blocked, and the window holds fewer than the rule allows. */
-  const roomNow = (s: KeyState, now: number): boolean => {
-    const windowMs = windowOf(s.rule);
-    s.sent = s.sent.filter((x) => x.at > now - windowMs);
-    for (const h of s.reserved) if (h.expiresAt <= now) s.reserved.delete(h);
-    return s.blockedUntil <= now && s.sent.length + s.reserved.size < s.rule.limit;
-  };
-
-  /**
-   * Drop keys a fresh state would replace exactly: nothing queued, in flight, waiting, blocked,
-   * reserved or still in the window (`roomNow` first prunes the window and lapsed reservations).
-   * A reservation whose key was forgotten had lapsed: `spend` says so, and its call waits for room.
-   */
-  const forgetIdle = (now: number): void => {
-    for (const [key, s] of keys) {
-      if (s.active > 0 || s.held > 0 || s.wake.length > 0) continue;
-      if (roomNow(s, now) && s.sent.length === 0 && s.reserved.size === 0) keys.delete(key);
-    }
-  };
-
-  const take = (s: KeyState): Slot => {
-    const slot = { at: Date.now() };
-    s.sent.push(slot);
-    return slot;
-  };
-
-  /**
-   * Until a 429's block ends, else until the oldest call leaves the window or a reservation lapses;
-   * or until reserved room is given back.
-   */
-  const waitForRoom = (s: KeyState, now: number): Promise<void> => {
-    const frees = Math.min(
-      s.sent[0] ? s.sent[0].at + windowOf(s.rule) + 1 : Number.POSITIVE_INFINITY,
-      ...[...s.reserved].map((h) => h.expiresAt),
-    );
-    const until = s.blockedUntil > now ? s.blockedUntil : frees;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        s.wake = s.wake.filter((w) => w !== done);
-        resolve();
-      };
-      // Nothing sent and no reservation that lapses: only a give-back frees room (no timer needed).
-      const timer = Number.isFinite(until) ? setTimeout(done, Math.max(0, until - now)) : undefined;
-      s.wake.push(done);
-    });
-  };
 
   const countWait = (s: KeyState, c: GateCall<unknown>): void => {
     s.waits++;
@@ -321,7 +215,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
 
   return {
     run: <T>(c: GateCall<T>) => {
-      const s = state(c.key, c.rule);
+      const s = keys.state(c.key, c.rule);
       pending++;
       s.active++;
       let result: Promise<T | undefined>;
@@ -341,7 +235,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       });
     },
     reserve: (key, method, rule) => {
-      const s = state(key, rule);
+      const s = keys.state(key, rule);
       if (s.held > 0 || !roomNow(s, Date.now())) {
         metrics.slackGateRefused.inc({ method });
         return undefined;
@@ -358,7 +252,8 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       return r;
     },
     pending: () => pending,
-    waits: () => Object.fromEntries([...keys].flatMap(([key, s]) => (s.waits > 0 ? [[key, s.waits]] : []))),
+    waits: () =>
+      Object.fromEntries([...keys.entries()].flatMap(([key, s]) => (s.waits > 0 ? [[key, s.waits]] : []))),
     drained: async () => {
       // A finished call's follow-up (a status removal after its answer) is queued in the same tick:
       // look again after it before calling the gate drained.

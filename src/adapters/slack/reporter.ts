@@ -17,7 +17,9 @@ import { renderAnswer } from "./answer-render.js";
 import { createSlackDraft, type DraftPace } from "./draft.js";
 import type { SlackIdentity } from "./inbound.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
-import type { MessageMetadata, ReplyMessage, SlackOutbound } from "./outbound.js";
+import type { ReplyMessage } from "./outbound/lookups.js";
+import type { MessageMetadata } from "./outbound/messages.js";
+import type { SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
 import type { StatusSink } from "./status.js";
 

@@ -3,7 +3,8 @@
  * is called, from `conversations.info`; both cached briefly.
  */
 import { createLookupCache } from "./lookup-cache.js";
-import type { SlackOutbound, UserInfo } from "./outbound.js";
+import type { UserInfo } from "./outbound/lookups.js";
+import type { SlackOutbound } from "./outbound.js";
 
 export interface SlackUsers {
   get(userId: string): Promise<UserInfo>;

@@ -6,7 +6,8 @@
  */
 import type { webApi } from "@slack/bolt";
 import type { SlackIdentity } from "./inbound.js";
-import { createSlackOutbound, type SlackOutbound, type SlackRateRules } from "./outbound.js";
+import type { SlackRateRules } from "./outbound/rules.js";
+import { createSlackOutbound, type SlackOutbound } from "./outbound.js";
 import { createSlackPlaces, type SlackPlaces } from "./places.js";
 import { createRateGate, type RateGate } from "./rate-gate.js";
 import { createSlackChannels, createSlackUsers, type SlackChannels, type SlackUsers } from "./users.js";

@@ -10,7 +10,7 @@ import type { CustomRoute } from "@slack/bolt";
 import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
 import type { AssistantSettings } from "../../../src/adapters/slack/assistant.js";
 import type { DraftPace } from "../../../src/adapters/slack/draft.js";
-import type { SlackRateRules } from "../../../src/adapters/slack/outbound.js";
+import type { SlackRateRules } from "../../../src/adapters/slack/outbound/rules.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAgent } from "../../../src/core/agent/agent.js";
