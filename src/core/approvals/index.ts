@@ -1,11 +1,7 @@
 /** The approvals area's public API (wiring in src/main.ts, rendering in the adapters). */
 export { type AuditEntry, type AuditEvent, type AuditLog, createAuditLog } from "./audit.js";
-export {
-  type ApprovalBroker,
-  type ApprovalBrokerOptions,
-  createApprovalBroker,
-  newApprovalId,
-} from "./broker.js";
+export { newApprovalId } from "./broker/offer.js";
+export { type ApprovalBroker, type ApprovalBrokerOptions, createApprovalBroker } from "./broker.js";
 export { type CapCheck, createSpendCaps, DAY_MS, planSpend, type SpendCaps } from "./caps.js";
 export { type CoreExecute, type CoreExecuteOptions, createCoreExecute } from "./core-execute.js";
 export { addDecimal, compareDecimal, DecimalError, sumDecimal, toDecimal } from "./decimal.js";

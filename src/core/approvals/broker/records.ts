@@ -1,0 +1,36 @@
+/**
+ * Where an approval lives in the store: its record, its one-time decision token (what a decision
+ * consumes) and the reference of the message showing it, each under its own key.
+ */
+import type { Store } from "../../../store/types.js";
+import { ApprovalStoreError } from "../errors.js";
+import type { ApprovalRecord } from "../types.js";
+
+/** Decided records stay readable this long, so late clicks get the true reason. */
+export const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** The token outlives the expiry so the waiter (not the TTL) settles it as expired. */
+export const TOKEN_GRACE_MS = 10 * 60 * 1000;
+
+const RECORD_PREFIX = "approvals:rec:";
+
+export const recordKey = (id: string): string => `${RECORD_PREFIX}${id}`;
+export const tokenKey = (id: string): string => `approvals:token:${id}`;
+export const refKey = (id: string): string => `approvals:ref:${id}`;
+
+/** The record with its message reference, which is written apart once the message exists. */
+export async function loadRecord(store: Store, id: string): Promise<ApprovalRecord | undefined> {
+  const rec = await store.get<ApprovalRecord>(recordKey(id));
+  if (!rec) return undefined;
+  const ref = await store.get<string>(refKey(id));
+  return ref === undefined ? rec : { ...rec, messageRef: ref };
+}
+
+/** The ids of every stored record, open or decided. */
+export async function recordIds(store: Store): Promise<string[]> {
+  return (await store.keys(RECORD_PREFIX)).map((k) => k.slice(RECORD_PREFIX.length));
+}
+
+/** Fail closed: nothing is offered or decided while the store is away. */
+export function assertHealthy(store: Store, what: string): void {
+  if (!store.healthy()) throw new ApprovalStoreError(what);
+}
