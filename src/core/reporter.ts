@@ -70,4 +70,11 @@ export interface Reporter {
   upload?(files: readonly OutboundFile[], comment: string, key?: AnswerKey): Promise<void>;
   /** Optional: start showing an answer while it is written (one draft at a time per reporter). */
   draft?(options: DraftOptions): AnswerDraft;
+  /**
+   * Optional, where drafts are shown: the process that ran the turn answering as `key` died while
+   * it wrote the answer. Remove what it showed of a draft it never finished (still streaming, half
+   * written), so the resumed turn's answer is the only one. Parts of the answer that were finished
+   * stay (a resumed `say` skips them). Called once, before the resumed turn goes on.
+   */
+  dropUnfinished?(key: AnswerKey): Promise<void>;
 }

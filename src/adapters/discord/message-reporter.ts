@@ -8,7 +8,8 @@
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
  * restart removes a line the previous one left behind. `draft` shows the answer as it is written
  * (see `draft.ts`): typing stops when its text appears, the status line goes when it is finished.
- * `upload` posts files as message attachments (see `upload.ts`).
+ * `upload` posts files as message attachments (see `upload.ts`). A draft a dead process never
+ * finished is found and removed when its turn resumes (`unfinished.ts`).
  */
 import { type REST, Routes } from "discord.js";
 import type { ConversationKey } from "../../core/keys.js";
@@ -22,6 +23,7 @@ import { createBody, editBody, nonceFor, statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
 import { createTyping, type Typing, type TypingOptions } from "./typing.js";
+import { dropUnfinishedDraft, recordDraft } from "./unfinished.js";
 import { uploadJob } from "./upload.js";
 
 const STATUS_TTL_MS = 24 * 60 * 60 * 1000;
@@ -161,16 +163,23 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
         ),
       );
     },
-    draft: ({ requester }) =>
-      createDiscordDraft({
+    draft: ({ requester, key }) => {
+      let recorded = false;
+      return createDiscordDraft({
         pacer: d.drafts,
         channelId,
         stopRow: stopRow(requester, d.conversation),
         target: {
-          post: (content, components) =>
-            rest
-              .post(Routes.channelMessages(channelId), { body: createBody({ content, components }) })
-              .then((m) => (m as { id: string }).id),
+          post: async (content, components) => {
+            const m = (await rest.post(Routes.channelMessages(channelId), {
+              body: createBody({ content, components }),
+            })) as { id: string };
+            if (key && !recorded) {
+              recorded = true;
+              await recordDraft(store, d.conversation, key, m.id);
+            }
+            return m.id;
+          },
           edit: async (id, content, components) => {
             await rest.patch(Routes.channelMessage(channelId, id), {
               body: editBody({ content, components }),
@@ -185,7 +194,13 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
           if (finished) await clearProgress();
           else typing.start();
         },
-      }),
+      });
+    },
+    dropUnfinished: async (key) =>
+      dropUnfinishedDraft(
+        { rest, store, conversation: d.conversation, channelId, neoId: await d.neoId() },
+        key,
+      ),
   };
 }
 

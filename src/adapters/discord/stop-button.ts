@@ -39,6 +39,11 @@ export function stopRow(requester: UserKey, conversation: ConversationKey): Stop
   };
 }
 
+/** Whether a button's custom id is a Stop button's. */
+export function isStopCustomId(customId: string): boolean {
+  return customId.startsWith(PREFIX);
+}
+
 /** The click's target, or null when the custom id is not a Stop button's. */
 export function parseStopCustomId(
   customId: string,

@@ -249,6 +249,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
           : createThreadStatus(out, channel, ""),
         pace,
         me: () => workspaces.identity(workspace),
+        store: o.store,
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
       files: slackFileSource(() => workspaces.token(workspace), config.SLACK_API_URL),
@@ -294,6 +295,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     workspaces,
     io,
     pace,
+    store: o.store,
   });
   if (installations) registerUninstall(app, { installations, workspaces, store: o.store });
 

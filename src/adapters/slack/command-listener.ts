@@ -11,6 +11,7 @@ import type { CommandContext, CommandDeps, CommandReply } from "../../core/comma
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
 import { channelKey, conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
+import type { Store } from "../../store/types.js";
 import type { DraftPace } from "./draft.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { createSlackReporter } from "./reporter.js";
@@ -31,6 +32,8 @@ export interface CommandListenerDeps {
   io: (conversation: string) => ConversationIO;
   /** When `/neo ask` answers are written as they stream. */
   pace: DraftPace;
+  /** Where a streaming answer's message is noted (reporter.ts). */
+  store: Store;
 }
 
 const slog = log.child({ component: "slack" });
@@ -144,6 +147,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
         status: createEphemeralStatus((m) => respond(m as Parameters<RespondFn>[0])),
         pace: deps.pace,
         me: () => deps.workspaces.identity(command.team_id),
+        store: deps.store,
       }),
       approvals: deps.io(conversation).approvals,
     };

@@ -50,6 +50,10 @@ export interface SlackDraftOptions {
   status: StatusSink;
   /** Metadata for part `i` of the finished answer (its key, for a resumed turn to find). */
   metadata?: (part: number) => MessageMetadata;
+  /** Metadata of a draft message posted (edit mode) until it is the answer's (`unfinished.ts`). */
+  draftMetadata?: MessageMetadata;
+  /** The streaming message started (`unfinished.ts`: it takes no metadata). */
+  streamed?(ts: string): Promise<void>;
   /** Say `text` the non-streamed way (nothing was shown yet). */
   say(text: string): Promise<void>;
 }
@@ -157,6 +161,7 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
         return streaming ? "dropped" : "wrote";
       }
       stream = { ts, sent: safe.slice(0, STREAM_MAX), open: true, stopping, landing };
+      await o.streamed?.(ts);
       return "wrote";
     }
     if (!stream.open) return "idle";
@@ -184,7 +189,15 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
         const landing = out.reserve("chat.update");
         if (!landing) return "dropped";
         const ts = await out
-          .post({ channel, thread_ts: threadTs, ...part }, { optional: true })
+          .post(
+            {
+              channel,
+              thread_ts: threadTs,
+              ...part,
+              ...(o.draftMetadata ? { metadata: o.draftMetadata } : {}),
+            },
+            { optional: true },
+          )
           .catch((err: unknown) => {
             landing.release();
             throw err;

@@ -6,13 +6,15 @@
  * message is removed once the answer is posted (in the background: the turn does not wait for it).
  * An answer with a key carries it as message metadata; a resumed turn posts only the parts of its
  * answer that are not in the conversation yet, and uploads only the answer's files (answer.md) Neo
- * has not shared there since the turn's opening message: a file share carries no metadata.
+ * has not shared there since the turn's opening message: a file share carries no metadata. A
+ * draft a dead process never finished is found and removed when its turn resumes (`unfinished.ts`).
  */
 
 import { z } from "zod";
 import { parseUserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey, OutboundFile, Reporter } from "../../core/reporter.js";
+import type { Store } from "../../store/types.js";
 import { renderAnswer } from "./answer-render.js";
 import { createSlackDraft, type DraftPace } from "./draft.js";
 import type { SlackIdentity } from "./inbound.js";
@@ -22,6 +24,7 @@ import type { MessageMetadata } from "./outbound/messages.js";
 import type { SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
 import type { StatusSink } from "./status.js";
+import { draftMetadata, dropUnfinishedDraft, recordStream } from "./unfinished.js";
 
 /** Context block elements hold at most 3,000 characters. */
 const NOTICE_PART = 2900;
@@ -34,6 +37,8 @@ export interface SlackReporterOptions {
   pace: DraftPace;
   /** Who Neo is in this workspace: a resumed answer's files are looked for among its own messages. */
   me: () => Promise<SlackIdentity | undefined>;
+  /** Where a streaming answer's message is noted, for a resumed turn to find (`unfinished.ts`). */
+  store: Store;
 }
 
 /** The metadata an answer's parts are posted with, so a resumed turn can see what is there. */
@@ -149,10 +154,18 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
         recipient: { user: who.user, team: who.workspace },
         pace: o.pace,
         status: o.status,
-        ...(key ? { metadata: (part: number) => answerMetadata(key, part) } : {}),
+        ...(key
+          ? {
+              metadata: (part: number) => answerMetadata(key, part),
+              draftMetadata: draftMetadata(key),
+              streamed: (ts: string) => recordStream(o.store, key, channel, ts),
+            }
+          : {}),
         say: (text) => reporter.say(text, key),
       });
     },
+    dropUnfinished: (key) =>
+      dropUnfinishedDraft({ out, store: o.store, channel, threadTs, answerEvent: ANSWER_EVENT }, key),
   };
   return reporter;
 }

@@ -10,6 +10,7 @@ import { isShownAnswer } from "../agent/notes.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
 import { log } from "../log.js";
 import type { Place } from "../place.js";
+import type { AnswerKey, Reporter } from "../reporter.js";
 import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
 import { LogConflictError, type Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
@@ -39,20 +40,21 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     first = undefined;
     const open = live.open;
     live.open = null;
+    const [opening] = await journal.inboxFrom(t.key, open.from);
+    const key = opening ? { id: opening.id, resumed: true as const } : undefined;
+    // Unless this process posted the answer itself, the one that ran the turn died in it, perhaps
+    // while the answer was shown as it was written: that draft goes before the turn goes on.
+    if (key && t.delivered !== key.id) await dropUnfinished(env.options.io(t.key).reporter, key, t.key);
     if (open.answer !== undefined) {
       // The answer is logged before it is posted, and the end marker after: a crash in between may
       // have left it unposted. Post it again as the turn showed it (a long answer: the same file and
       // message), under the same key, marked resumed (adapters post only what is not there yet),
       // unless this process knows it posted it; then close the turn.
-      const [opening] = await journal.inboxFrom(t.key, open.from);
-      if (t.delivered !== opening?.id) {
-        const key = opening ? { id: opening.id, resumed: true as const } : undefined;
+      if (t.delivered !== opening?.id)
         await live.agent.show(open.answer, env.options.io(t.key).reporter, key);
-      }
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
       t.delivered = null;
     } else {
-      const [opening] = await journal.inboxFrom(t.key, open.from);
       await runTurn(t, live, lease, env, opening!, open.started ? "resume" : "rerun");
     }
   }
@@ -133,6 +135,15 @@ async function finishCut(
 export function requesterRun(pending: readonly InboundMessage[], opening: InboundMessage): number {
   const i = pending.findIndex((m) => m.speaker.userKey !== opening.speaker.userKey);
   return i === -1 ? pending.length : i;
+}
+
+/** Cosmetic next to the answer: a failure is logged, and the turn goes on. */
+async function dropUnfinished(reporter: Reporter, key: AnswerKey, conversation: string): Promise<void> {
+  try {
+    await reporter.dropUnfinished?.(key);
+  } catch (err) {
+    log.warn({ err, conversation }, "could not remove an answer draft a previous process left unfinished");
+  }
 }
 
 function endEntry(status: TurnStatus): LogEntry {
