@@ -1,16 +1,16 @@
 /**
- * One MCP server: start it (bounded by its spawn timeout), list its tools (every page), follow
- * `tools/list_changed`, call tools with a per-call timeout, and restart it on the next call after it
- * died (bounded attempts). Never throws from `start`; failures become warnings.
+ * One MCP server's lifecycle: start it (bounded by its spawn timeout), list its tools, follow
+ * `tools/list_changed`, and restart it on the next call after it died (bounded attempts). Never
+ * throws from `start`; failures become warnings. Its transport is `server-transport.ts`; the
+ * requests themselves are `server-calls.ts`.
  */
-import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CallCancelledError, noteToolCallIds, requestIdOf, untilCancelled } from "./cancel.js";
-import { isStdio, resolveServerSpec, type ServerSpec } from "./manifest.js";
-import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
+import { isStdio, type ServerSpec } from "./manifest.js";
+import { loadMcpSdk } from "./mcp-sdk.js";
+import { callTool, listAllTools, messageOf } from "./server-calls.js";
+import { openTransport } from "./server-transport.js";
 import { ToolTransportError } from "./types.js";
 
 export type ServerStatus = "starting" | "ready" | "dead" | "failed" | "disabled" | "closed";
@@ -76,48 +76,9 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
 
   const withStderr = (msg: string) => (stderrTail.trim() ? `${msg}; stderr: ${stderrTail.trim()}` : msg);
 
-  async function makeTransport(sdk: McpSdk): Promise<Transport> {
-    const resolved = resolveServerSpec(alias, spec, opts.env);
-    if (isStdio(resolved)) {
-      for (const dir of resolved.createDirs)
-        await mkdir(resolve(resolved.cwd ?? ".", dir), { recursive: true });
-      const t = new sdk.StdioClientTransport({
-        command: resolved.command,
-        args: resolved.args,
-        env: resolved.env,
-        ...(resolved.cwd ? { cwd: resolved.cwd } : {}),
-        stderr: "pipe",
-      });
-      // Keep the tail of stderr: it is what explains a crash or a failed start.
-      t.stderr?.on("data", (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
-      });
-      return noteToolCallIds(t);
-    }
-    return noteToolCallIds(
-      new sdk.StreamableHTTPClientTransport(new URL(resolved.url), {
-        requestInit: { headers: resolved.headers },
-      }),
-    );
-  }
-
-  async function listAll(c: Client, signal?: AbortSignal): Promise<Tool[]> {
-    const all: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await c.listTools(cursor ? { cursor } : undefined, {
-        timeout: opts.callTimeoutMs,
-        ...(signal ? { signal } : {}),
-      });
-      all.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
-  }
-
   async function refresh(c: Client, gen: number): Promise<void> {
     try {
-      const next = await listAll(c);
+      const next = await listAllTools(c, opts.callTimeoutMs);
       if (gen !== generation) return;
       tools = next;
       opts.onToolsChanged();
@@ -148,7 +109,10 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       }
     }, opts.spawnTimeoutMs);
     try {
-      transport = await makeTransport(sdk);
+      transport = await openTransport(sdk, alias, spec, opts.env, (text) => {
+        // Keep the tail of stderr: it is what explains a crash or a failed start.
+        stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+      });
       c.onclose = () => {
         // Only a server that was serving can die; one that exits while starting fails `connect`.
         if (gen !== generation || status !== "ready") return;
@@ -159,7 +123,7 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       c.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => refresh(c, gen));
       const options = { timeout: opts.spawnTimeoutMs, signal: abort.signal };
       await c.connect(transport, options);
-      const listed = await listAll(c, abort.signal);
+      const listed = await listAllTools(c, opts.callTimeoutMs, abort.signal);
       if (gen !== generation) return;
       client = c;
       tools = listed;
@@ -225,52 +189,16 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     return client;
   }
 
-  async function call(
+  /** Not async itself: a tool call is the hot path (bench/tools). */
+  function call(
     tool: string,
     args: Record<string, unknown>,
     label: string,
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
-    const c = status === "ready" && client && !starting ? client : await ensureReady(label);
-    // Loaded by the start that made `c` ready.
-    const { ErrorCode, McpError } = (await loadMcpSdk()).types;
-    if (signal?.aborted) throw new ToolTransportError(`${label} failed: cancelled`, label);
-    const params = { name: tool, arguments: args };
-    try {
-      const sent = c.callTool(params, undefined, { timeout: opts.callTimeoutMs });
-      const result = await (signal
-        ? untilCancelled(sent, signal, (reason) => tellCancelled(c, params, reason))
-        : sent);
-      if ("content" in result && Array.isArray(result.content)) return result as CallToolResult;
-      // Pre-2024-11 servers answer `{ toolResult }`.
-      return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
-    } catch (err) {
-      if (
-        err instanceof McpError &&
-        err.code !== ErrorCode.ConnectionClosed &&
-        err.code !== ErrorCode.RequestTimeout
-      ) {
-        // The server answered with a JSON-RPC error (bad arguments, tool failure): in-band.
-        return { content: [{ type: "text", text: `error from ${label}: ${err.message}` }], isError: true };
-      }
-      const why =
-        err instanceof CallCancelledError
-          ? "cancelled"
-          : err instanceof McpError && err.code === ErrorCode.RequestTimeout
-            ? `timed out after ${opts.callTimeoutMs} ms`
-            : messageOf(err);
-      throw new ToolTransportError(`${label} failed: ${why}`, label, { cause: err });
-    }
-  }
-
-  /** Tell the server to stop a cancelled call (the SDK keeps waiting for it until its timeout). */
-  function tellCancelled(c: Client, params: object, reason: string): void {
-    const requestId = requestIdOf(params);
-    if (requestId === undefined) return;
-    c.notification({ method: "notifications/cancelled", params: { requestId, reason } }).catch(
-      // The connection is gone: so is the call.
-      () => {},
-    );
+    if (status === "ready" && client && !starting)
+      return callTool(client, opts.callTimeoutMs, tool, args, label, signal);
+    return ensureReady(label).then((c) => callTool(c, opts.callTimeoutMs, tool, args, label, signal));
   }
 
   async function close(): Promise<void> {
@@ -296,8 +224,4 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     }),
     close,
   };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

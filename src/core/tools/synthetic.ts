@@ -6,7 +6,16 @@
  */
 import { z } from "zod";
 import type { ToolSchema } from "../llm/types.js";
-import { CONVERSATION_LOOKUP_TOOL, CORE_EXECUTE_TOOL, MEMORY_RECALL_TOOL } from "./types.js";
+import {
+  CONVERSATION_LOOKUP_TOOL,
+  CORE_EXECUTE_TOOL,
+  MEMORY_RECALL_TOOL,
+  type ToolCallContext,
+  type ToolResult,
+} from "./types.js";
+
+/** A delegate behind a synthetic tool. Its result is shown to the model (cut like any result). */
+export type SyntheticDelegate = (input: string, ctx: ToolCallContext) => Promise<ToolResult>;
 
 export const coreExecuteArgs = z.object({
   intent: z.string().trim().min(1, "intent must be a non-empty description of the task"),
