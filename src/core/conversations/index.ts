@@ -1,5 +1,6 @@
 /** The conversations layer's public surface (wired in `src/main.ts`, used by adapters). */
-export { ConversationBusyError, createConversations } from "./create-conversations.js";
+export { ConversationBusyError } from "./controls.js";
+export { createConversations } from "./create-conversations.js";
 export { InboundMessageError, parseInbound } from "./inbound.js";
 export { LogConflictError } from "./journal.js";
 export { conversationLimits } from "./limits.js";

@@ -1,0 +1,219 @@
+/**
+ * One worker per conversation: the threads held in memory, a pass (slot, lease, drain, release)
+ * repeated while work keeps arriving, controls queued to run under the lease, and eviction of
+ * threads left idle. Serialised per thread by the store lease, parallel across threads up to the
+ * slot limit.
+ */
+import type { ConversationKey, UserKey } from "../keys.js";
+import { log } from "../log.js";
+import { ConversationBusyError, failControls } from "./controls.js";
+import type { Journal } from "./journal.js";
+import type { Leases } from "./lease.js";
+import { tellQueued, tellThrottled } from "./notices.js";
+import { type SlotGrant, type Slots, SlotsClosedError } from "./slots.js";
+import { drain } from "./thread.js";
+import type { AbortReason, Control, Thread, ThreadEnv } from "./thread-state.js";
+import type { ConversationsOptions } from "./types.js";
+
+/** How many lease attempts a control makes (a third of a lease apart) before giving up. */
+const CONTROL_ATTEMPTS = 9;
+
+export interface Workers {
+  readonly threads: Map<ConversationKey, Thread>;
+  /** Threads whose work failed (the store went away): the sweep runs them again, marker or not. */
+  readonly retry: ReadonlySet<ConversationKey>;
+  closing(): boolean;
+  /** Shutting down: passes stop after their current drain, and nothing new is scheduled. */
+  close(): void;
+  /** The thread for `key`, made if absent; its idle eviction is called off. */
+  thread(key: ConversationKey): Thread;
+  /** Start the thread's worker, or tell the running one to look again before it stops. */
+  schedule(t: Thread): void;
+  /** Run `run` under the conversation's lease, between turns. */
+  control(key: ConversationKey, run: Control["run"]): Promise<void>;
+  /** Abort the running turn, if any; true if there was one. */
+  abortTurn(key: ConversationKey, reason: AbortReason): boolean;
+}
+
+export function createWorkers(
+  options: ConversationsOptions,
+  journal: Journal,
+  leases: Leases,
+  slots: Slots,
+): Workers {
+  const { limits } = options;
+  const threads = new Map<ConversationKey, Thread>();
+  const retry = new Set<ConversationKey>();
+  let closing = false;
+  const env: ThreadEnv = { journal, options, closing: () => closing };
+
+  const thread = (key: ConversationKey): Thread => {
+    let t = threads.get(key);
+    if (!t) {
+      t = {
+        key,
+        live: null,
+        working: null,
+        again: false,
+        turn: null,
+        ios: new Map(),
+        controls: [],
+        idleTimer: null,
+        delivered: null,
+        slot: null,
+        lastSpeaker: null,
+        unfetched: new Map(),
+        interrupted: null,
+      };
+      threads.set(key, t);
+    }
+    if (t.idleTimer) clearTimeout(t.idleTimer);
+    t.idleTimer = null;
+    return t;
+  };
+
+  /**
+   * Whose turn the thread's next pass runs: the first pending message's author when the thread has
+   * read its inbox, else the author of the last message submitted here, else (work found by the
+   * sweep) the conversation itself stands in.
+   */
+  const nextRequester = (t: Thread): UserKey => t.live?.pending[0]?.speaker.userKey ?? t.lastSpeaker ?? t.key;
+
+  /**
+   * One pass: slot, lease, drain, release. "again" = more work may have arrived; "held" = another
+   * instance holds the lease (it re-checks the inbox after releasing, so no message is lost).
+   */
+  const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
+    let slot: SlotGrant;
+    const user = nextRequester(t);
+    try {
+      slot = await slots.acquire({
+        user,
+        onQueued: (position) => tellQueued(options, t, position),
+        onThrottled: (waitMs) => tellThrottled(options, t, user, waitMs),
+      });
+    } catch (err) {
+      if (err instanceof SlotsClosedError) return "done";
+      throw err;
+    }
+    let taken: number;
+    const ended = options.turns?.begin();
+    try {
+      // The lease and the conversation's state in one round trip (Redis runs them in this order:
+      // the state is read under the lease, after any journal write sent before it).
+      const [leased, read] = await Promise.allSettled([
+        leases.tryAcquire(journal.lockKey(t.key)),
+        journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined),
+      ]);
+      if (leased.status === "rejected") throw leased.reason;
+      const lease = leased.value;
+      if (!lease) return "held";
+      if (read.status === "rejected") {
+        await lease.release();
+        throw read.reason;
+      }
+      const snap = read.value;
+      t.slot = slot;
+      try {
+        taken = await drain(t, lease, env, snap);
+      } finally {
+        t.slot = null;
+        await lease.release();
+      }
+    } finally {
+      slot.release();
+      ended?.();
+    }
+    if (closing) return "done";
+    // Re-check after releasing: a message journaled while we held the lease, whose submitter
+    // failed to get it, is ours to run. `again` is read after the length: a message submitted while
+    // it is read may be journaled after the read, and then only `again` tells of it.
+    const length = await journal.inboxLength(t.key);
+    const more = t.again || t.controls.length > 0 || length > taken;
+    return more ? "again" : "done";
+  };
+
+  const work = async (t: Thread): Promise<void> => {
+    let controlAttempts = 0;
+    for (;;) {
+      t.again = false;
+      let outcome: Awaited<ReturnType<typeof pass>>;
+      try {
+        outcome = await pass(t);
+      } catch (err) {
+        // Store or log trouble: our view may be ahead of the log (`restore` decides which is right).
+        // The sweep runs it again, even if the store came back without its "has work" marker.
+        log.error({ err, conversation: t.key }, "conversation work failed");
+        if (t.live) t.live.stale = true;
+        retry.add(t.key);
+        failControls(t, err);
+        return;
+      }
+      retry.delete(t.key);
+      if (closing || outcome === "done") return;
+      if (outcome === "held") {
+        // Only a control (reset, compact) waits for the holder, outside any slot, for a bounded time.
+        if (t.controls.length === 0) return;
+        if (++controlAttempts >= CONTROL_ATTEMPTS) {
+          failControls(
+            t,
+            new ConversationBusyError("another instance is running this conversation; try again shortly"),
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.max(50, limits.leaseMs / 3)));
+      }
+    }
+  };
+
+  const schedule = (t: Thread): void => {
+    if (t.working) {
+      t.again = true;
+      return;
+    }
+    t.working = work(t).finally(() => {
+      t.working = null;
+      if (closing) return;
+      // Work asked for after this work's last look (its `again` unread): run it now, not at the sweep.
+      if (t.again) schedule(t);
+      else armEviction(t);
+    });
+  };
+
+  const armEviction = (t: Thread): void => {
+    if (t.idleTimer) clearTimeout(t.idleTimer);
+    t.idleTimer = setTimeout(() => {
+      if (t.working || t.controls.length > 0 || retry.has(t.key)) return;
+      // IO overrides of messages another instance ran are dropped with the thread.
+      threads.delete(t.key);
+    }, limits.idleEvictMs);
+    t.idleTimer.unref();
+  };
+
+  const control = (key: ConversationKey, run: Control["run"]): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const t = thread(key);
+      t.controls.push({ run, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      schedule(t);
+    });
+
+  const abortTurn = (key: ConversationKey, reason: AbortReason): boolean => {
+    const turn = threads.get(key)?.turn;
+    if (!turn) return false;
+    turn.abort(reason);
+    return true;
+  };
+
+  return {
+    threads,
+    retry,
+    closing: () => closing,
+    close() {
+      closing = true;
+    },
+    thread,
+    schedule,
+    control,
+    abortTurn,
+  };
+}
