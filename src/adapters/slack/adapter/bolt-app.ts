@@ -1,0 +1,80 @@
+/**
+ * The Bolt app and its receiver: the HTTP Events API (serving the OAuth install routes when
+ * configured) or Socket Mode. Web API calls go to `SLACK_API_URL` with a short retry policy; rate
+ * limits are left to the gate (`rate-gate.ts`), so the client rejects rather than waits.
+ */
+import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
+import { boltLogger } from "../bolt-logger.js";
+import { INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES, type SlackInstallations } from "../installations.js";
+import { createSocketReceiver, type JournalFirstSocketReceiver } from "../socket-receiver.js";
+import type { SlackAdapterConfig } from "./options.js";
+
+/** Short retries for a chat bot: a few seconds, not Slack's default of ten over thirty minutes. */
+export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 } as const;
+/** Per-request timeout towards the Web API. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export type SlackReceiver = JournalFirstSocketReceiver | HTTPReceiver;
+
+export interface BoltAppOptions {
+  config: SlackAdapterConfig;
+  socket: boolean;
+  /** OAuth mode: where installations are kept (undefined: single-token mode). */
+  installations: SlackInstallations | undefined;
+  customRoutes?: CustomRoute[];
+}
+
+function createReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLogger>): SlackReceiver {
+  const { config, installations } = o;
+  return o.socket
+    ? createSocketReceiver({ appToken: config.SLACK_APP_TOKEN!, apiUrl: config.SLACK_API_URL, logger })
+    : new HTTPReceiver({
+        signingSecret: config.SLACK_SIGNING_SECRET!,
+        customRoutes: o.customRoutes ?? [],
+        // The 200 leaves only after the listener journaled the event (or the command acked).
+        processBeforeResponse: true,
+        logger,
+        ...(installations
+          ? {
+              clientId: config.SLACK_CLIENT_ID!,
+              clientSecret: config.SLACK_CLIENT_SECRET!,
+              stateSecret: config.SLACK_STATE_SECRET!,
+              scopes: [...SLACK_BOT_SCOPES],
+              installationStore: installations,
+              installerOptions: {
+                // `/slack/install` sends the browser straight to Slack's consent screen.
+                directInstall: true,
+                installPath: INSTALL_PATH,
+                redirectUriPath: REDIRECT_PATH,
+                clientOptions: {
+                  ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
+                  retryConfig: { ...SLACK_RETRY_CONFIG },
+                  timeout: REQUEST_TIMEOUT_MS,
+                },
+              },
+            }
+          : {}),
+      });
+}
+
+export function createBoltApp(o: BoltAppOptions): { app: App; receiver: SlackReceiver } {
+  const { config } = o;
+  const logger = boltLogger();
+  const receiver = createReceiver(o, logger);
+  const app = new App({
+    ...(o.installations ? {} : { token: config.SLACK_BOT_TOKEN }),
+    receiver,
+    logger,
+    ignoreSelf: false, // our own posts are ignored by `decideInbound`, with a log line
+    deferInitialization: true,
+    // The error handler gets the payload, so a failure is counted by its kind.
+    extendedErrorHandler: true,
+    clientOptions: {
+      ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
+      retryConfig: { ...SLACK_RETRY_CONFIG },
+      rejectRateLimitedCalls: true, // the gate waits out Retry-After per method, not the whole client
+      timeout: REQUEST_TIMEOUT_MS,
+    },
+  });
+  return { app, receiver };
+}
