@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { CANCELLED_RESULT, createAgent } from "../../src/core/agent/agent.js";
+import { createAgent } from "../../src/core/agent/agent.js";
+import { CANCELLED_RESULT } from "../../src/core/agent/tool-step.js";
 import { input, testContext, testDeps, testTools } from "../support/agent-kit.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 

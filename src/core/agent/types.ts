@@ -87,6 +87,13 @@ export interface TurnContext {
 
 export type TurnStatus = "answered" | "partial" | "cancelled" | "failed";
 
+/** Steps taken, inputs consumed and tokens used by the running turn, also reported when it ends early. */
+export interface TurnProgress {
+  steps: number;
+  consumed: number;
+  tokens: number;
+}
+
 export interface TurnResult {
   status: TurnStatus;
   /** What was said to the user last (the answer, or the honest partial). */

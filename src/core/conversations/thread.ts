@@ -5,8 +5,8 @@
  * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
  * the log before the loop moves on.
  */
-import { AnswerShownError } from "../agent/agent.js";
 import { isShownAnswer } from "../agent/notes.js";
+import { AnswerShownError } from "../agent/turn.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
 import { log } from "../log.js";
 import type { Place } from "../place.js";
