@@ -82,9 +82,6 @@ export function createSlackDelivery(url: string, secret: string): SlackDelivery 
 }
 
 let eventSeq = 0;
-let tsSeq = 0;
-/** A fresh Slack message ts, increasing. */
-export const slackTs = () => `1700100000.${String(++tsSeq).padStart(6, "0")}`;
 
 export function envelope(teamId: string, event: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -120,7 +117,9 @@ export async function sendMessage(
   const text = question(token);
   if (conv.platform === "slack") {
     const user = SLACK_USERS[conv.index % SLACK_USERS.length]!.id;
-    const ts = slackTs();
+    // From the fake's clock, as Slack stamps messages: Neo's answer is after it (a resumed turn
+    // looks for what it already posted after its opening message).
+    const ts = stack.slack.nextTs();
     const channel = conv.name.slice("slack:".length);
     const event = { type: "message", channel_type: "im", channel, user, text, ts, event_ts: ts };
     const sent = ledger.send(token, "slack", conv.name);

@@ -12,7 +12,7 @@
  * about one post a second per channel has passed (that wait is not measured), so it never applies.
  */
 import { percentiles } from "../types.js";
-import { createSlackDelivery, envelope, type SlackDelivery, slackTs } from "./drivers.js";
+import { createSlackDelivery, envelope, type SlackDelivery } from "./drivers.js";
 import { now } from "./ledger.js";
 import { question } from "./model.js";
 import { freePort, kill, start, until } from "./procs.js";
@@ -86,7 +86,7 @@ function nextChannel(pool: ChannelPool): string {
 }
 
 async function mention(stack: Stack, d: SlackDelivery, token: string, channel: string): Promise<void> {
-  const ts = slackTs();
+  const ts = stack.slack.nextTs();
   const user = SLACK_USERS[token.length % SLACK_USERS.length]!.id;
   const event = { type: "app_mention", channel, user, text: `<@UNEO> ${question(token)}`, ts, event_ts: ts };
   stack.ledger.send(token, "slack", `slack:${channel}`);

@@ -158,6 +158,11 @@ export interface FakeSlack {
   messages(channel: string, threadTs?: string): FakeMessage[];
   /** Add a message written by someone else (for conversations.replies). */
   seedMessage(m: Omit<FakeMessage, "ts"> & { ts?: string }): FakeMessage;
+  /**
+   * A new ts from the clock the fake stamps posts with, for a message a test delivers as an event:
+   * Slack stamps every message from one clock, so a reply's ts is after the message it answers.
+   */
+  nextTs(): string;
   /** Remove a channel's messages matching `drop` (what a crash kept from ever being posted). */
   removeMessages(channel: string, drop: (m: FakeMessage) => boolean): void;
   /** Revoke a workspace's bot token (as an uninstall does): calls with it get `invalid_auth`. */
@@ -743,6 +748,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         channelMessages(channel).filter((m) => !drop(m)),
       );
     },
+    nextTs,
     seedMessage: (m) => {
       const full: FakeMessage = { ...m, ts: m.ts ?? nextTs() };
       channelMessages(m.channel).push(full);
