@@ -18,16 +18,10 @@ import type {
 import { type ConversationKey, channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
-import {
-  decideInbound,
-  type InboundDecision,
-  type InboundPolicy,
-  SLACKBOT_USER,
-  type SlackIdentity,
-} from "./inbound.js";
+import { decideInbound, type InboundDecision, type InboundPolicy, SLACKBOT_USER } from "./inbound.js";
 import type { ReplyMessage } from "./outbound/lookups.js";
 import { namesIn, renderSlackContent } from "./readable.js";
-import type { SlackWorkspaces } from "./workspaces.js";
+import type { SlackIdentity, SlackWorkspaces } from "./workspaces.js";
 
 /**
  * How long an event_id claim holds. It only keeps two deliveries of one event from running at once;

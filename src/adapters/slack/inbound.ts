@@ -8,6 +8,7 @@ import type { InboundFile } from "../../core/files/types.js";
 import { conversationKey } from "../../core/keys.js";
 import { slackFileSchema, slackFilesOf } from "./files.js";
 import { onlyMentionsNeo, type SlackContent } from "./readable.js";
+import type { SlackIdentity } from "./workspaces.js";
 
 export const slackMessageEventSchema = z.object({
   type: z.enum(["app_mention", "message"]),
@@ -25,12 +26,6 @@ export const slackMessageEventSchema = z.object({
   attachments: z.array(z.unknown()).optional(),
 });
 export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
-
-export interface SlackIdentity {
-  teamId: string;
-  botUserId: string;
-  botId?: string;
-}
 
 /** What to do with one event. `ignore` carries the reason for the debug log. */
 export type InboundDecision =

@@ -17,7 +17,6 @@ import type { AnswerKey, OutboundFile, Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
 import { renderAnswer } from "./answer-render.js";
 import { createSlackDraft, type DraftPace } from "./draft.js";
-import type { SlackIdentity } from "./inbound.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import type { ReplyMessage } from "./outbound/lookups.js";
 import type { MessageMetadata } from "./outbound/messages.js";
@@ -25,6 +24,7 @@ import type { SlackOutbound } from "./outbound.js";
 import { splitMrkdwn } from "./split.js";
 import type { StatusSink } from "./status.js";
 import { draftMetadata, dropUnfinishedDraft, recordStream } from "./unfinished.js";
+import type { SlackIdentity } from "./workspaces.js";
 
 /** Context block elements hold at most 3,000 characters. */
 const NOTICE_PART = 2900;

@@ -5,12 +5,18 @@
  * workspace it came from, so each workspace is answered with its own token.
  */
 import type { webApi } from "@slack/bolt";
-import type { SlackIdentity } from "./inbound.js";
 import type { SlackRateRules } from "./outbound/rules.js";
 import { createSlackOutbound, type SlackOutbound } from "./outbound.js";
 import { createSlackPlaces, type SlackPlaces } from "./places.js";
 import { createRateGate, type RateGate } from "./rate-gate.js";
 import { createSlackChannels, createSlackUsers, type SlackChannels, type SlackUsers } from "./users.js";
+
+/** Who Neo is in a workspace: the team, its bot user and bot ids. */
+export interface SlackIdentity {
+  teamId: string;
+  botUserId: string;
+  botId?: string;
+}
 
 /** A workspace's bot: who it is there, and its token. */
 export interface WorkspaceBot {
