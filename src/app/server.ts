@@ -5,8 +5,8 @@
  * loopback by default, behind `NEO_METRICS_TOKEN` when set), never on the public port.
  */
 import type { Server } from "node:http";
-import { createDiscordAdapter } from "../adapters/discord/adapter.js";
-import { createSlackAdapter } from "../adapters/slack/adapter.js";
+import { createDiscordAdapter } from "../adapters/discord/index.js";
+import { createSlackAdapter } from "../adapters/slack/index.js";
 import { instanceIdOf } from "../config.js";
 import { createAgent } from "../core/agent/agent.js";
 import type { CommandDeps } from "../core/commands/types.js";

@@ -1,4 +1,4 @@
-/** The Discord adapter's public surface; `src/main.ts` wires `createDiscordAdapter`. */
+/** The Discord adapter's public surface; `src/app/server.ts` wires `createDiscordAdapter`. */
 export {
   createDiscordAdapter,
   type DiscordAdapter,

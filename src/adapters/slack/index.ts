@@ -1,4 +1,4 @@
-/** The Slack adapter's public surface (wired in `src/main.ts`). */
+/** The Slack adapter's public surface (wired in `src/app/server.ts`). */
 
 export { SLACK_RETRY_CONFIG } from "./adapter/bolt-app.js";
 export { type SlackAdapterConfig, type SlackAdapterOptions, SlackConfigError } from "./adapter/options.js";
