@@ -12,7 +12,7 @@
  */
 import { splitMessage } from "../src/adapters/discord/split.js";
 import { renderAnswer } from "../src/adapters/slack/answer-render.js";
-import { DEFAULT_DRAFT_PACE } from "../src/adapters/slack/draft.js";
+import { DEFAULT_DRAFT_PACE } from "../src/adapters/slack/draft/pacer.js";
 import { SLACK_RATE_RULES } from "../src/adapters/slack/outbound/rules.js";
 import { startRig, until as untilDiscord, untilShown } from "../test/discord/support/harness.js";
 import {

@@ -20,7 +20,7 @@ import { registerSlackListeners } from "./adapter/listeners.js";
 import { type SlackAdapterOptions, slackModes } from "./adapter/options.js";
 import { createSingleBot } from "./adapter/single-bot.js";
 import { createAssistantThreads } from "./assistant-threads.js";
-import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft.js";
+import { DEFAULT_DRAFT_PACE, type DraftPace } from "./draft/pacer.js";
 import { createSlackInstallations } from "./installations.js";
 import { SLACK_RATE_RULES } from "./outbound/rules.js";
 import { createSlackWorkspaces } from "./workspaces.js";

@@ -12,7 +12,7 @@ import type { ConversationIO, Conversations } from "../../core/conversations/typ
 import { channelKey, conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
-import type { DraftPace } from "./draft.js";
+import type { DraftPace } from "./draft/pacer.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { createSlackReporter } from "./reporter.js";
 import { createEphemeralStatus } from "./status.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { CustomRoute } from "@slack/bolt";
 import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
 import type { AssistantSettings } from "../../../src/adapters/slack/assistant.js";
-import type { DraftPace } from "../../../src/adapters/slack/draft.js";
+import type { DraftPace } from "../../../src/adapters/slack/draft/pacer.js";
 import type { SlackRateRules } from "../../../src/adapters/slack/outbound/rules.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";

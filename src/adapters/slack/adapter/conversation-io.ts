@@ -8,7 +8,7 @@ import { type ConversationKey, parseConversationKey } from "../../../core/keys.j
 import type { Store } from "../../../store/types.js";
 import { createSlackApprovalChannel } from "../approvals.js";
 import type { AssistantThreads } from "../assistant-threads.js";
-import type { DraftPace } from "../draft.js";
+import type { DraftPace } from "../draft/pacer.js";
 import { slackFileSource } from "../files.js";
 import { createSlackReporter } from "../reporter.js";
 import { createAssistantStatus, createThreadStatus, eitherStatus } from "../status.js";

@@ -9,7 +9,7 @@ import { APPROVE_ACTION, REJECT_ACTION } from "../approvals.js";
 import { registerAssistant } from "../assistant.js";
 import type { AssistantThreads } from "../assistant-threads.js";
 import { CONFIRM_ACTION, registerCommands } from "../command-listener.js";
-import type { DraftPace } from "../draft.js";
+import type { DraftPace } from "../draft/pacer.js";
 import { registerInbound } from "../inbound-listener.js";
 import type { SlackInstallations } from "../installations.js";
 import { registerUninstall } from "../uninstall-listener.js";

@@ -9,7 +9,7 @@ import type { CommandDeps } from "../../../core/commands/types.js";
 import type { Conversations } from "../../../core/conversations/types.js";
 import type { Store } from "../../../store/types.js";
 import type { AssistantSettings } from "../assistant.js";
-import type { DraftPace } from "../draft.js";
+import type { DraftPace } from "../draft/pacer.js";
 import type { SlackRateRules } from "../outbound/rules.js";
 
 export interface SlackAdapterConfig {
