@@ -88,3 +88,13 @@ export function placeOf(m: InboundMessage): Place {
 export const RESUME_NOTE =
   "(Neo restarted while working on this; whatever was in progress then was lost (tool calls that were running " +
   "have error results above). Continue from where you left off and give your answer.)";
+
+/**
+ * How many leading pending messages belong in the turn `opening` runs: the requester's own, up to
+ * the first message of anyone else. One turn, one speaker: other people's messages wait for their
+ * own turn, and transcript order stays platform order.
+ */
+export function requesterRun(pending: readonly InboundMessage[], opening: InboundMessage): number {
+  const i = pending.findIndex((m) => m.speaker.userKey !== opening.speaker.userKey);
+  return i === -1 ? pending.length : i;
+}

@@ -18,8 +18,10 @@ export interface Live {
   /** Inbox entries read from the store (taken + handed to the running turn + pending). */
   fetched: number;
   pending: InboundMessage[];
-  /** A turn the log shows opened and never ended (only right after a rebuild). */
-  /** The turn the log leaves open; `answer` = its answer was logged (maybe never posted). */
+  /**
+   * The turn the log shows opened and never ended (only right after a rebuild); `answer` = its
+   * answer was logged (maybe never posted).
+   */
   open: { from: number; answer: string | undefined; started: boolean } | null;
   /**
    * Work on it failed (the store went away): the agent may hold events the log does not, so it is

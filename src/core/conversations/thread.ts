@@ -11,7 +11,7 @@ import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/ty
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
-import { placeOf, RESUME_NOTE, toTurnInput } from "./inbound.js";
+import { placeOf, RESUME_NOTE, requesterRun, toTurnInput } from "./inbound.js";
 import { LogConflictError, type Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
@@ -125,16 +125,6 @@ async function finishCut(
     await runTurn(t, live, lease, env, opening, "resume");
   }
   return restore(t, env);
-}
-
-/**
- * How many leading pending messages belong in the turn `opening` runs: the requester's own, up to
- * the first message of anyone else. One turn, one speaker: other people's messages wait for their
- * own turn, and transcript order stays platform order.
- */
-export function requesterRun(pending: readonly InboundMessage[], opening: InboundMessage): number {
-  const i = pending.findIndex((m) => m.speaker.userKey !== opening.speaker.userKey);
-  return i === -1 ? pending.length : i;
 }
 
 /** Cosmetic next to the answer: a failure is logged, and the turn goes on. */
