@@ -167,6 +167,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     conversations: o.conversations,
     editIntervalMs,
     drafts,
+    store: o.store,
     stopped: (conversation) => ios.get(conversation)?.reporter.stopped() ?? Promise.resolve(),
   });
 

@@ -3,18 +3,21 @@
  * (coalesced); the answer and notices are follow-ups, the answer streamed into them as it is written
  * (paced per channel, like every draft), files too (follow-ups with attachments, in the channel's
  * paced turn); approvals go to the channel with the bot token (their edits must outlive the 15-minute
- * interaction token).
+ * interaction token). A draft's first follow-up is noted in the store (`unfinished.ts`): a turn
+ * resumed after a crash answers in the channel with the conversation's reporter, which removes it.
  */
 import type { ChatInputCommandInteraction, REST } from "discord.js";
 import type { ConversationIO } from "../../core/conversations/types.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
+import type { Store } from "../../store/types.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createEditCoalescer, type Pacer } from "./coalesce.js";
 import { createDiscordDraft } from "./draft.js";
 import { statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
+import { recordDraft } from "./unfinished.js";
 import { uploadJob } from "./upload.js";
 
 const allowedMentions = { parse: [], repliedUser: false } as const;
@@ -23,6 +26,8 @@ export interface InteractionIOOptions {
   editIntervalMs: number;
   drafts: Pacer;
   conversation: ConversationKey;
+  /** Where the first message of each answer draft is noted (`unfinished.ts`). */
+  store: Store;
 }
 
 export function createInteractionIO(
@@ -84,8 +89,9 @@ export function createInteractionIO(
             });
           }),
         ),
-      draft: ({ requester }) =>
-        createDiscordDraft({
+      draft: ({ requester, key: answer }) => {
+        let recorded = false;
+        return createDiscordDraft({
           pacer: o.drafts,
           channelId: interaction.channelId,
           stopRow: stopRow(requester, o.conversation),
@@ -93,6 +99,12 @@ export function createInteractionIO(
             post: async (content, components) => {
               await openAnswer();
               const msg = await interaction.followUp({ content, components, allowedMentions });
+              // A turn resumed after a crash has no interaction (the token is the dead process's):
+              // it answers with the conversation's reporter, which finds this draft by the note.
+              if (answer && !recorded) {
+                recorded = true;
+                await recordDraft(o.store, o.conversation, answer, msg.id);
+              }
               return msg.id;
             },
             edit: async (id, content, components) => {
@@ -104,7 +116,8 @@ export function createInteractionIO(
           onEnd: async (finished) => {
             if (finished) await closeStatus();
           },
-        }),
+        });
+      },
     },
     approvals: createApprovalChannel(rest, interaction.channelId),
     async acknowledgeQueued() {

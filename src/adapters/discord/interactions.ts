@@ -28,6 +28,7 @@ import type { Conversations } from "../../core/conversations/types.js";
 import type { ConversationKey, UserKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Place } from "../../core/place.js";
+import type { Store } from "../../store/types.js";
 import { parseApprovalCustomId } from "./approval-render.js";
 import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
@@ -49,6 +50,8 @@ export interface InteractionDeps {
   editIntervalMs: number;
   /** Paces answer drafts per channel (shared with the message reporters). */
   drafts: Pacer;
+  /** Where `/neo ask` notes its answer drafts, so a turn resumed after a crash removes one left unfinished. */
+  store: Store;
   /** A turn in `conversation` was stopped by a click: clear its typing and status line. */
   stopped(conversation: ConversationKey): Promise<void>;
 }
@@ -150,6 +153,7 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
     editIntervalMs: d.editIntervalMs,
     drafts: d.drafts,
     conversation,
+    store: d.store,
   });
   await i.editReply({ content: "⏳ Thinking…", allowedMentions });
   const result = await d.conversations.submit(
