@@ -27,13 +27,20 @@ describe("discord.js message cache", () => {
     await fake?.close();
   });
 
-  it("keeps at most CACHED_MESSAGES_PER_CHANNEL of a busy channel; a reply's reference comes from the packet", async () => {
-    fake = await startFakeDiscord();
-    const c = createDiscordClient({ apiUrl: fake.apiBase });
+  /** The fake Discord and a client with Neo's options logged in to it (both closed after the test). */
+  const loggedIn = async (): Promise<{ fake: FakeDiscord; c: Client }> => {
+    const f = await startFakeDiscord();
+    fake = f;
+    const c = createDiscordClient({ apiUrl: f.apiBase });
     client = c;
     const ready = new Promise<void>((resolve) => c.once(Events.ClientReady, () => resolve()));
-    await c.login(fake.token);
+    await c.login(f.token);
     await ready;
+    return { fake: f, c };
+  };
+
+  it("keeps at most CACHED_MESSAGES_PER_CHANNEL of a busy channel; a reply's reference comes from the packet", async () => {
+    const { fake, c } = await loggedIn();
 
     const sent = 3 * CACHED_MESSAGES_PER_CHANNEL;
     const seen: Message[] = [];
@@ -61,12 +68,7 @@ describe("discord.js message cache", () => {
   });
 
   it("keeps users and members bounded over many distinct people, the newest with their names; sweeps old messages", async () => {
-    fake = await startFakeDiscord();
-    const c = createDiscordClient({ apiUrl: fake.apiBase });
-    client = c;
-    const ready = new Promise<void>((resolve) => c.once(Events.ClientReady, () => resolve()));
-    await c.login(fake.token);
-    await ready;
+    const { fake, c } = await loggedIn();
 
     const people = CACHED_USERS + 500;
     const dms = 50;
