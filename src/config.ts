@@ -19,20 +19,23 @@ const csv = z.string().transform((s) =>
 );
 const optionalUrl = z.url().optional();
 const usd = z.coerce.number().positive();
-const PRICE_ENTRY = String.raw`[^=;\s]+=\d+(\.\d+)?,\d+(\.\d+)?`;
-/** `model=input,output;model=input,output` (USD per million tokens) → prices by model name. */
+const PRICE_ENTRY = String.raw`[^=;\s]+=\d+(\.\d+)?,\d+(\.\d+)?(,\d+(\.\d+)?)?`;
+/**
+ * `model=input,output[,cached];…` (USD per million tokens) → prices by model name. The optional third
+ * price is for input tokens the provider read from its prompt cache.
+ */
 const prices = z
   .string()
   .regex(
     new RegExp(`^${PRICE_ENTRY}(;${PRICE_ENTRY})*$`),
-    "expected 'model=input,output' entries separated by ';' (USD per 1M tokens), e.g. 'gpt-4o=2.5,10;gpt-4o-mini=0.15,0.6'",
+    "expected 'model=input,output[,cached]' entries separated by ';' (USD per 1M tokens), e.g. 'gpt-4o=2.5,10,1.25;gpt-4o-mini=0.15,0.6'",
   )
   .transform((s) =>
     Object.fromEntries(
       s.split(";").map((entry) => {
         const [model, spec] = entry.split("=") as [string, string];
-        const [input, output] = spec.split(",").map(Number) as [number, number];
-        return [model, { input, output }];
+        const [input, output, cached] = spec.split(",").map(Number) as [number, number, number?];
+        return [model, { input, output, ...(cached === undefined ? {} : { cached }) }];
       }),
     ),
   );
@@ -61,7 +64,7 @@ const modelEnv = z.object({
   NEO_MODEL_PRICES: prices
     .optional()
     .describe(
-      "USD per million tokens by model, `model=input,output` entries separated by `;` (e.g. `gpt-4o=2.5,10;gpt-4o-mini=0.15,0.6`); every model a budget applies to needs one. Unset = cost not computed.",
+      "USD per million tokens by model, `model=input,output[,cached]` entries separated by `;` (e.g. `gpt-4o=2.5,10,1.25;gpt-4o-mini=0.15,0.6,0.075`); the optional third price is for input tokens the provider read from its prompt cache (`usage.prompt_tokens_details.cached_tokens`; unset = the input price). Every model a budget applies to needs one. Unset = cost not computed.",
     ),
   NEO_LLM_MAX_RETRIES: int(0, 10)
     .default(2)

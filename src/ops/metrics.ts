@@ -39,8 +39,14 @@ export const metrics = {
   }),
   modelTokens: new Counter({
     name: "neo_model_tokens_total",
-    help: "Tokens by model and kind (prompt, completion).",
+    help: "Tokens by model and kind (prompt, completion; cached: the prompt tokens read from the provider's prompt cache, a part of prompt).",
     labelNames: ["model", "kind"] as const,
+    registers: [registry],
+  }),
+  modelCacheHitRatio: new Gauge({
+    name: "neo_model_prompt_cache_hit_ratio",
+    help: "Share of prompt tokens the provider read from its prompt cache, by model, since this process started.",
+    labelNames: ["model"] as const,
     registers: [registry],
   }),
   modelCost: new Counter({

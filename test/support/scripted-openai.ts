@@ -89,7 +89,8 @@ export type ScriptedReply =
       toolCalls?: ScriptedToolCall[];
       /** Default: `tool_calls` when there are tool calls, else `stop`. */
       finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
-      usage?: { prompt: number; completion: number };
+      /** `cached`: of `prompt`, read from the provider's prompt cache (`prompt_tokens_details.cached_tokens`). */
+      usage?: { prompt: number; completion: number; cached?: number };
       model?: string;
       delayMs?: number;
       /** Pieces, pacing and faults of a streamed answer. */
@@ -171,7 +172,12 @@ function completionBody(req: ScriptedRequest, r: CompletionReply) {
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      ...(r.usage?.cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: r.usage.cached } }),
+    },
   };
 }
 

@@ -59,8 +59,15 @@ export function mapFinishReason(raw: string | null | undefined): FinishReason {
 
 /** Usage as reported; estimated from the text when the endpoint sends none (it ignored `include_usage`). */
 function usageOf(res: ChatCompletion, req: CompletionRequest): Completion["usage"] {
-  if (res.usage)
-    return { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens };
+  if (res.usage) {
+    const cached = res.usage.prompt_tokens_details?.cached_tokens;
+    return {
+      promptTokens: res.usage.prompt_tokens,
+      completionTokens: res.usage.completion_tokens,
+      // Capped by the prompt: a provider's odd report must not price more cached than sent.
+      ...(cached ? { cachedPromptTokens: Math.min(cached, res.usage.prompt_tokens) } : {}),
+    };
+  }
   if (!usageWarned) {
     usageWarned = true;
     log.warn(

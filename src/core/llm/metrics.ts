@@ -23,10 +23,20 @@ export async function timeModelCall<T>(model: string, call: () => Promise<T>): P
   }
 }
 
+/** Prompt and cached tokens by model since start, for the hit-rate gauge (two models: bounded). */
+const promptSeen = new Map<string, { prompt: number; cached: number }>();
+
 /** Tokens and cost of one recorded call, by model (never by user or conversation: ids stay out of labels). */
 export function countModelUsage(e: UsageEntry): void {
   const { promptTokens, completionTokens } = e.usage;
+  const cached = e.usage.cachedPromptTokens ?? 0;
   metrics.modelTokens.inc({ model: e.model, kind: "prompt" }, promptTokens);
+  metrics.modelTokens.inc({ model: e.model, kind: "cached" }, cached);
   metrics.modelTokens.inc({ model: e.model, kind: "completion" }, completionTokens);
   metrics.modelCost.inc({ model: e.model }, e.costUsd);
+  const seen = promptSeen.get(e.model) ?? { prompt: 0, cached: 0 };
+  seen.prompt += promptTokens;
+  seen.cached += cached;
+  promptSeen.set(e.model, seen);
+  if (seen.prompt > 0) metrics.modelCacheHitRatio.set({ model: e.model }, seen.cached / seen.prompt);
 }

@@ -102,8 +102,14 @@ export interface CompletionRequest {
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "other";
 
 export interface TokenUsage {
+  /** Every input token of the request, cached ones included (OpenAI's `prompt_tokens`). */
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Of `promptTokens`, those the provider read from its prompt cache
+   * (`prompt_tokens_details.cached_tokens`), billed at the cached rate. Absent when not reported.
+   */
+  cachedPromptTokens?: number;
 }
 
 export interface Completion {

@@ -11,11 +11,25 @@ import type { TokenUsage, UsageTags } from "./types.js";
 export interface ModelPrice {
   input: number;
   output: number;
+  /** Input tokens read from the provider's prompt cache; unset = billed as `input`. */
+  cached?: number | undefined;
+}
+
+/** What one call cost in USD: uncached input, cached input and output, each at its own rate. */
+export function callCostUsd(usage: TokenUsage, price: ModelPrice): number {
+  const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
+  const fresh = usage.promptTokens - cached;
+  return (
+    (fresh * price.input + cached * (price.cached ?? price.input) + usage.completionTokens * price.output) /
+    1_000_000
+  );
 }
 
 export interface UsageTotals {
   calls: number;
   promptTokens: number;
+  /** Of `promptTokens`, read from the provider's prompt cache. */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** 0 when no price is configured for the model. */
   costUsd: number;
@@ -40,17 +54,22 @@ export interface UsageLedger {
 }
 
 export function createUsageLedger(prices: ReadonlyMap<string, ModelPrice> = new Map()): UsageLedger {
-  const totals: UsageTotals = { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+  const totals: UsageTotals = {
+    calls: 0,
+    promptTokens: 0,
+    cachedPromptTokens: 0,
+    completionTokens: 0,
+    costUsd: 0,
+  };
   const listeners: Array<(e: UsageEntry) => void> = [];
   return {
     record(model, tags, usage) {
       const price = prices.get(model);
-      const costUsd = price
-        ? (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000
-        : 0;
+      const costUsd = price ? callCostUsd(usage, price) : 0;
       const entry: UsageEntry = { model, tags, usage, costUsd, at: Date.now() };
       totals.calls += 1;
       totals.promptTokens += usage.promptTokens;
+      totals.cachedPromptTokens += usage.cachedPromptTokens ?? 0;
       totals.completionTokens += usage.completionTokens;
       totals.costUsd += costUsd;
       for (const l of listeners) l(entry);

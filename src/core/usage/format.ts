@@ -44,6 +44,18 @@ export function budgetText(
   return `I stopped because ${whose} of ${usd(b.limitUsd)} is used up (${usd(b.usedUsd)} spent today); ${resets}`;
 }
 
-/** `$0.0042 · 1,234 tokens · 3 calls`. */
+/** `62 % cache hits`: the share of prompt tokens read from the provider's prompt cache. */
+export const cacheHitText = (t: Pick<PeriodTotals, "promptTokens" | "cachedTokens">): string =>
+  `${Math.floor((t.cachedTokens * 100) / t.promptTokens)} % of input from cache`;
+
+/**
+ * `$0.0042 · 1,234 tokens · 3 model calls · 62 % of input from cache` (the last where the provider
+ * reported cached input; `/neo status` says the rate whatever it is, for the operator).
+ */
 export const totalsText = (t: PeriodTotals, priced: boolean): string =>
-  [...(priced ? [usd(t.usd)] : []), `${tokens(t.tokens)} tokens`, count(t.calls, "model call")].join(" · ");
+  [
+    ...(priced ? [usd(t.usd)] : []),
+    `${tokens(t.tokens)} tokens`,
+    count(t.calls, "model call"),
+    ...(t.cachedTokens > 0 ? [cacheHitText(t)] : []),
+  ].join(" · ");

@@ -83,6 +83,8 @@ export function createUsageTracker(opts: UsageTrackerOptions): UsageTracker {
       .add({
         user: e.tags.user,
         tokens: e.usage.promptTokens + e.usage.completionTokens,
+        promptTokens: e.usage.promptTokens,
+        cachedTokens: e.usage.cachedPromptTokens ?? 0,
         costUsd: e.costUsd,
         at: now(),
       })
@@ -175,7 +177,13 @@ export function createUsageTracker(opts: UsageTrackerOptions): UsageTracker {
       try {
         await flushed();
         const today = await counts.totals(DEPLOYMENT, { kind: "day", at });
-        return [`• Usage today (UTC, all instances): ${totalsText(today, ledger.priced)}`, head].join("\n");
+        const cache =
+          today.promptTokens > 0 && today.cachedTokens === 0
+            ? "• Prompt cache: 0 % of input from cache today (the endpoint reported no cached tokens)"
+            : "";
+        return [`• Usage today (UTC, all instances): ${totalsText(today, ledger.priced)}`, cache, head]
+          .filter(Boolean)
+          .join("\n");
       } catch (err) {
         return [`• Usage today: unavailable (${(err as Error).message}); budgets not enforced`, head].join(
           "\n",

@@ -30,6 +30,10 @@ export interface TurnBudget {
 /** Totals of one scope over one period. */
 export interface PeriodTotals {
   usd: number;
+  /** Prompt and completion tokens together. */
   tokens: number;
+  promptTokens: number;
+  /** Of `promptTokens`, read from the provider's prompt cache (billed at the cached price). */
+  cachedTokens: number;
   calls: number;
 }

@@ -2,7 +2,8 @@
  * Durable usage counts in the Store, so they survive a restart and every instance on one Redis adds
  * to one total: per user and for the whole deployment, per UTC day and per UTC month, three atomic
  * counters each (`usage:<metric>:<period>:<scope>`, metric `nusd` (nano-USD, integers add exactly),
- * `tok` or `calls`; scope a user key or `*` for the deployment). Counters have no TTL, so once a day
+ * `tok` (all tokens), `ptok` (prompt tokens), `ctok` (prompt tokens read from the provider's cache)
+ * or `calls`; scope a user key or `*` for the deployment). Counters have no TTL, so once a day
  * days older than 35 and months older than 13 are deleted.
  */
 import type { Store } from "../../store/types.js";
@@ -14,7 +15,7 @@ export const USAGE_PREFIX = "usage:";
 /** The deployment's scope in the keys (no user key is `*`). */
 export const DEPLOYMENT = "*";
 const NANO = 1e9;
-const METRICS = ["nusd", "tok", "calls"] as const;
+const METRICS = ["nusd", "tok", "ptok", "ctok", "calls"] as const;
 
 export type Period = { kind: "day" | "month"; at: number };
 const periodId = (p: Period): string => (p.kind === "day" ? utcDay(p.at) : utcMonth(p.at));
@@ -23,7 +24,11 @@ const key = (metric: (typeof METRICS)[number], period: string, scope: string) =>
 
 export interface UsageCall {
   user?: UserKey | undefined;
+  /** Prompt and completion tokens together. */
   tokens: number;
+  promptTokens: number;
+  /** Of `promptTokens`, read from the provider's prompt cache. */
+  cachedTokens: number;
   costUsd: number;
   at: number;
 }
@@ -55,13 +60,27 @@ export function createUsageStore(store: Store): UsageStore {
 
   const totals = async (scope: string, period: Period): Promise<PeriodTotals> => {
     const id = periodId(period);
-    const [nusd, tok, calls] = await Promise.all(METRICS.map((m) => store.get<number>(key(m, id, scope))));
-    return { usd: (nusd ?? 0) / NANO, tokens: tok ?? 0, calls: calls ?? 0 };
+    const [nusd, tok, ptok, ctok, calls] = await Promise.all(
+      METRICS.map((m) => store.get<number>(key(m, id, scope))),
+    );
+    return {
+      usd: (nusd ?? 0) / NANO,
+      tokens: tok ?? 0,
+      promptTokens: ptok ?? 0,
+      cachedTokens: ctok ?? 0,
+      calls: calls ?? 0,
+    };
   };
 
   return {
     async add(call) {
-      const values = { nusd: Math.round(call.costUsd * NANO), tok: call.tokens, calls: 1 };
+      const values = {
+        nusd: Math.round(call.costUsd * NANO),
+        tok: call.tokens,
+        ptok: call.promptTokens,
+        ctok: call.cachedTokens,
+        calls: 1,
+      };
       const scopes = call.user ? [call.user, DEPLOYMENT] : [DEPLOYMENT];
       const periods = [utcDay(call.at), utcMonth(call.at)];
       const writes: Array<Promise<number>> = [];
