@@ -7,17 +7,21 @@
  */
 import { createHash } from "node:crypto";
 import { EventEmitter } from "node:events";
+import { statSync } from "node:fs";
 import { Keyv, type KeyvStoreAdapter } from "keyv";
 import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
-import type { Store } from "./types.js";
+import type { Expiry, Store } from "./types.js";
 
 export interface FileStoreOptions {
   dataDir: string;
   prefix: string;
+  /** The clock expiry is read on (default `Date.now`): tests and the storage bench move it on. */
+  now?: () => number;
 }
 
-type Entry = { t: "v"; s: string; e?: number } | { t: "l"; items: string[] };
+/** A value or a list; `e` = when it expires (ms on the store's clock), none = never. */
+type Entry = { t: "v"; s: string; e?: number } | { t: "l"; items: string[]; e?: number };
 
 export class StoreTypeError extends Error {
   readonly code = "STORE_WRONG_TYPE";
@@ -35,7 +39,7 @@ const PURGE_AT = 10_000;
 
 export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const data = new Map<string, Entry>();
-  const now = () => Date.now();
+  const now = opts.now ?? (() => Date.now());
   let purgeAt = PURGE_AT;
 
   const apply = (op: LogOp): void => {
@@ -48,7 +52,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
         break;
       case "exp": {
         const cur = data.get(op.k);
-        if (cur?.t === "v") cur.e = op.e;
+        if (cur) cur.e = op.e;
         break;
       }
       case "push": {
@@ -69,14 +73,15 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
    */
   const purgeExpired = (): void => {
     const t = now();
-    for (const [k, entry] of data)
-      if (entry.t === "v" && entry.e !== undefined && entry.e <= t) data.delete(k);
+    for (const [k, entry] of data) if (entry.e !== undefined && entry.e <= t) data.delete(k);
   };
 
   function* snapshot(): Iterable<LogOp> {
     for (const [k, entry] of data) {
-      if (entry.t === "l") yield { o: "push", k, v: entry.items };
-      else if (entry.e === undefined) yield { o: "set", k, v: entry.s };
+      if (entry.t === "l") {
+        yield { o: "push", k, v: entry.items };
+        if (entry.e !== undefined) yield { o: "exp", k, e: entry.e };
+      } else if (entry.e === undefined) yield { o: "set", k, v: entry.s };
       else yield { o: "set", k, v: entry.s, e: entry.e };
     }
   }
@@ -101,11 +106,10 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     compactIfBloated();
   };
 
-  /** The live value entry at `key`, purging it if expired. */
-  const liveValue = (key: string): { t: "v"; s: string; e?: number } | undefined => {
+  /** The live entry at `key` (value or list), deleting it if expired. */
+  const live = (key: string): Entry | undefined => {
     const entry = data.get(key);
     if (entry === undefined) return undefined;
-    if (entry.t !== "v") throw new StoreTypeError(`key "${key}" holds a list, not a value`);
     if (entry.e !== undefined && entry.e <= now()) {
       commit({ o: "del", k: key });
       return undefined;
@@ -113,11 +117,26 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     return entry;
   };
 
+  /** The live value entry at `key`, purging it if expired. */
+  const liveValue = (key: string): { t: "v"; s: string; e?: number } | undefined => {
+    const entry = live(key);
+    if (entry !== undefined && entry.t !== "v")
+      throw new StoreTypeError(`key "${key}" holds a list, not a value`);
+    return entry;
+  };
+
   const list = (key: string): string[] | undefined => {
-    const entry = data.get(key);
+    const entry = live(key);
     if (entry === undefined) return undefined;
     if (entry.t !== "l") throw new StoreTypeError(`key "${key}" holds a value, not a list`);
     return entry.items;
+  };
+
+  /** Give each live key of `expiry` its TTL (no await: part of the caller's atomic step). */
+  const applyExpiry = (expiry: Expiry | undefined): void => {
+    if (!expiry) return;
+    const e = now() + expiry.ttlMs;
+    for (const k of expiry.keys) if (live(k) !== undefined) commit({ o: "exp", k, e });
   };
 
   const setOp = (key: string, text: string, ttlMs?: number): LogOp =>
@@ -127,7 +146,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     get: (key) => liveValue(key)?.s,
     set: (key, text, ttlMs) => commit(setOp(key, text, ttlMs)),
     delete: (key) => {
-      const had = data.get(key)?.t === "l" || liveValue(key) !== undefined;
+      const had = live(key) !== undefined;
       if (had) commit({ o: "del", k: key });
       return had;
     },
@@ -151,7 +170,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     },
     delete: (key) => keyv.delete(key),
     setIfAbsent: async <T>(key: string, value: T, ttlMs?: number) => {
-      if (data.get(key)?.t === "l" || liveValue(key) !== undefined) return false;
+      if (live(key) !== undefined) return false;
       commit(setOp(key, encode(value), ttlMs));
       return true;
     },
@@ -167,12 +186,17 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       listKey: string,
       items: readonly T[],
       markerKey: string,
+      expiry?: Expiry,
     ) => {
       // No await between the check and the writes: atomic within this process, which owns the file.
-      if (data.get(claimKey)?.t === "l" || liveValue(claimKey) !== undefined) return false;
+      if (live(claimKey) !== undefined) return false;
       commit(setOp(claimKey, encode(1), claimTtlMs));
-      if (items.length > 0) commit({ o: "push", k: listKey, v: items.map(encode) });
+      if (items.length > 0) {
+        list(listKey);
+        commit({ o: "push", k: listKey, v: items.map(encode) });
+      }
       commit(setOp(markerKey, encode(1)));
+      applyExpiry(expiry);
       return true;
     },
     renewIfEquals: async <T>(key: string, value: T, ttlMs: number) => {
@@ -211,11 +235,11 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       commit(op);
       return next;
     },
-    append: async <T>(key: string, items: readonly T[]) => {
+    append: async <T>(key: string, items: readonly T[], expiry?: Expiry) => {
       const current = list(key);
-      if (items.length === 0) return current?.length ?? 0;
-      commit({ o: "push", k: key, v: items.map(encode) });
-      return list(key)!.length;
+      if (items.length > 0) commit({ o: "push", k: key, v: items.map(encode) });
+      applyExpiry(expiry);
+      return items.length > 0 ? list(key)!.length : (current?.length ?? 0);
     },
     range: async <T>(key: string, start: number, stop: number) => {
       const items = list(key) ?? [];
@@ -230,10 +254,21 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       const out: string[] = [];
       for (const [k, entry] of data) {
         if (!k.startsWith(keyPrefix)) continue;
-        if (entry.t === "v" && entry.e !== undefined && entry.e <= t) continue;
+        if (entry.e !== undefined && entry.e <= t) continue;
         out.push(k);
       }
       return out.sort();
+    },
+    purge: async () => {
+      if (closed) throw new Error("file store is closed");
+      purgeExpired();
+      log.rewrite(snapshot());
+    },
+    size: async () => {
+      const t = now();
+      let keys = 0;
+      for (const entry of data.values()) if (entry.e === undefined || entry.e > t) keys++;
+      return { keys, bytes: statSync(log.path).size };
     },
     healthy: () => !closed,
     close: async () => {

@@ -10,7 +10,7 @@
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { Keyv } from "keyv";
 import { decode, encode, globEscape, keyvDeserialize, keyvSerialize } from "./codec.js";
-import { type Store, type StoreLog, StoreUnavailableError } from "./types.js";
+import { type Expiry, type Store, type StoreLog, StoreUnavailableError } from "./types.js";
 
 export interface RedisStoreOptions {
   url: string;
@@ -39,9 +39,14 @@ if ARGV[4] ~= '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 else redis.call('SET', KEYS[1], ARGV[3]) end
 return 1`;
 
+// KEYS: claim, list, marker, then the keys that expire together; ARGV: 1 = "1", 2 = claim TTL,
+// 3 = their TTL ms or "", then the items.
 const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   redis.call('SET', KEYS[3], ARGV[1])
+  if ARGV[3] ~= '' then
+    for i = 4, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+  end
   return 1
 end
 return 0`;
@@ -168,19 +173,33 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       listKey: string,
       items: readonly T[],
       markerKey: string,
+      expiry?: Expiry,
     ) =>
       run("appendOnce", async () => {
         const res = await client.eval(APPEND_ONCE, {
-          keys: [k(claimKey), k(listKey), k(markerKey)],
-          arguments: [encode(1), String(claimTtlMs), ...items.map(encode)],
+          keys: [k(claimKey), k(listKey), k(markerKey), ...(expiry?.keys ?? []).map(k)],
+          arguments: [
+            encode(1),
+            String(claimTtlMs),
+            expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
+            ...items.map(encode),
+          ],
         });
         return res === 1;
       }),
     incr: (key, by = 1) => run("incr", () => client.incrBy(k(key), by)),
-    append: <T>(key: string, items: readonly T[]) =>
+    append: <T>(key: string, items: readonly T[], expiry?: Expiry) =>
       run("append", async () => {
-        if (items.length === 0) return client.lLen(k(key));
-        return client.rPush(k(key), items.map(encode));
+        if (!expiry)
+          return items.length === 0 ? client.lLen(k(key)) : client.rPush(k(key), items.map(encode));
+        // One MULTI: the push and the TTLs of the keys that expire with it are applied together.
+        const tx = client.multi();
+        if (items.length === 0) tx.lLen(k(key));
+        else tx.rPush(k(key), items.map(encode));
+        const ttl = Math.max(1, Math.round(expiry.ttlMs));
+        for (const key2 of expiry.keys) tx.pExpire(k(key2), ttl);
+        const [length] = await tx.exec();
+        return Number(length);
       }),
     range: <T>(key: string, start: number, stop: number) =>
       run("range", async () => (await client.lRange(k(key), start, stop)).map((s) => decode<T>(s))),
@@ -196,6 +215,21 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
           for (const key of page.keys) out.push(String(key).slice(prefix.length));
         } while (cursor !== "0");
         return [...new Set(out)].sort();
+      }),
+    // Redis's AOF/RDB keep deleted values until the server rewrites them (docs/security.md).
+    purge: async () => {},
+    size: () =>
+      run("size", async () => {
+        let keys = 0;
+        let cursor = "0";
+        do {
+          const page = await client.scan(cursor, { MATCH: `${globEscape(prefix)}*`, COUNT: 1000 });
+          cursor = String(page.cursor);
+          keys += page.keys.length;
+        } while (cursor !== "0");
+        const info = await client.info("memory");
+        const bytes = Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+        return { keys, bytes };
       }),
     healthy: () => client.isReady,
     close: async () => {

@@ -6,6 +6,23 @@
  * unreachable EVERY operation rejects at once with `StoreUnavailableError` (never a silent
  * `undefined`), and `healthy()` is false until it is reachable again.
  */
+/**
+ * Keys that expire together: the write that carries it gives each of `keys` that exists (value or
+ * list) the TTL `ttlMs`, in the same atomic step. A conversation's keys are refreshed this way on
+ * every write, so they all end at one instant and none outlives the others.
+ */
+export interface Expiry {
+  keys: readonly string[];
+  ttlMs: number;
+}
+
+/** What the store holds: live keys and the bytes its backing holds (see each implementation). */
+export interface StoreSize {
+  keys: number;
+  /** File store: the op log's bytes on disk. Redis: the server's `used_memory` (all prefixes). */
+  bytes: number;
+}
+
 export interface Store {
   readonly kind: "redis" | "file";
   get<T>(key: string): Promise<T | undefined>;
@@ -18,7 +35,8 @@ export interface Store {
   /**
    * Atomic "record once": only if `claimKey` is absent, set it (expiring after `claimTtlMs`), append
    * `items` to the list `listKey` and set `markerKey`. False, and nothing written, when the claim
-   * was there. One step, so a store failure can never leave a claim without its append.
+   * was there. One step, so a store failure can never leave a claim without its append. `expiry`
+   * is applied in the same step.
    */
   appendOnce<T>(
     claimKey: string,
@@ -26,6 +44,7 @@ export interface Store {
     listKey: string,
     items: readonly T[],
     markerKey: string,
+    expiry?: Expiry,
   ): Promise<boolean>;
   /** Atomic: extend the TTL only if the key still holds `value` (lease renewal). */
   renewIfEquals<T>(key: string, value: T, ttlMs: number): Promise<boolean>;
@@ -40,13 +59,24 @@ export interface Store {
   compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
-  /** Append to a list; cost is proportional to `items`, not the list. Returns the new length. */
-  append<T>(key: string, items: readonly T[]): Promise<number>;
+  /**
+   * Append to a list; cost is proportional to `items`, not the list. Returns the new length.
+   * `expiry` is applied in the same atomic step.
+   */
+  append<T>(key: string, items: readonly T[], expiry?: Expiry): Promise<number>;
   /** Items `start..stop` inclusive; negative indexes count from the end (Redis `LRANGE`). */
   range<T>(key: string, start: number, stop: number): Promise<T[]>;
   length(key: string): Promise<number>;
   /** Keys (unprefixed) starting with `prefix`. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * After an erasure: leave no deleted value readable in the store's own files. The file store
+   * rewrites its op log from the live keys at once. Redis keeps deleted values in its AOF/RDB files
+   * until the server rewrites them; that is the operator's (docs/security.md), so this does nothing.
+   */
+  purge(): Promise<void>;
+  /** Live keys and bytes held (`/neo status`, the storage bench). */
+  size(): Promise<StoreSize>;
   /** False while the backing server is unreachable. */
   healthy(): boolean;
   close(): Promise<void>;

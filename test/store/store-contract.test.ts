@@ -173,6 +173,42 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(await store.length("events")).toBe(0);
     });
 
+    it("an expiry group ends every key of it at once, lists included; each write carrying it refreshes them all", async () => {
+      await open("expiry");
+      const group = { keys: ["g:inbox", "g:log", "g:pending"], ttlMs: 300 };
+      expect(await store.appendOnce("g:seen:1", 60_000, "g:inbox", ["m1"], "g:pending", group)).toBe(true);
+      expect(await store.append("g:log", [{ e: 1 }], group)).toBe(1);
+      await store.append("other", ["stays"]);
+      // Refreshed by each write: still there well past the first write's TTL.
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await store.append("g:log", [{ e: i + 2 }], group)).toBe(i + 2);
+      }
+      expect(await store.length("g:inbox")).toBe(1);
+      await until(async () => (await store.keys("g:")).filter((k) => !k.startsWith("g:seen")).length === 0);
+      expect(await store.length("g:log")).toBe(0);
+      expect(await store.range("g:inbox", 0, -1)).toEqual([]);
+      expect(await store.get("g:pending")).toBeUndefined();
+      expect(await store.range("other", 0, -1)).toEqual(["stays"]);
+      // A list that expired starts empty again, without its old items.
+      expect(await store.append("g:log", [{ e: "new" }], group)).toBe(1);
+      expect(await store.range("g:log", 0, -1)).toEqual([{ e: "new" }]);
+    });
+
+    it("size counts live keys; purge keeps every live key", async () => {
+      await open("size");
+      await store.set("a", 1);
+      await store.append("b", [1, 2]);
+      await store.set("c", 3);
+      await store.delete("c");
+      const size = await store.size();
+      expect(size.keys).toBe(2);
+      expect(size.bytes).toBeGreaterThan(0);
+      await store.purge();
+      expect(await store.get("a")).toBe(1);
+      expect(await store.range("b", 0, -1)).toEqual([1, 2]);
+    });
+
     it("keys(prefix) lists unprefixed keys literally (glob characters are not patterns)", async () => {
       await open("keys");
       await store.set("conv:a*:1", 1);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
+import { createFileStore } from "../../src/store/file-store.js";
 import type { Store } from "../../src/store/types.js";
 import { killAfterWrite } from "../memory/support/kill-after-write.js";
 import { MB, retainedBytes } from "../support/heap.js";
@@ -126,5 +127,45 @@ describe("file store durability", () => {
     const again = await open(dir);
     expect(await again.setIfAbsent(`seen:C1:m${last}`, 1)).toBe(false);
     expect(await again.get("durable")).toEqual({ kept: true });
+  });
+  it("purge rewrites the log at once: a deleted value's bytes are gone from disk", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    await store.set("kept", "still-here");
+    await store.set("secret", "the-erased-words-4f1c");
+    await store.append("list", ["erased-list-item-9b2e"]);
+    await store.set("expired", "expired-words-77aa", 1);
+    await store.delete("secret");
+    await store.delete("list");
+    // Deleted, but a delete is one more line: the bytes are still in the log until a rewrite.
+    expect(readFileSync(logFile(dir), "utf8")).toContain("the-erased-words-4f1c");
+    await new Promise((r) => setTimeout(r, 5));
+    await store.purge();
+    const text = readFileSync(logFile(dir), "utf8");
+    for (const gone of ["the-erased-words-4f1c", "erased-list-item-9b2e", "expired-words-77aa"])
+      expect(text).not.toContain(gone);
+    expect(text).toContain("still-here");
+    await store.close();
+    expect(await (await open(dir)).get("kept")).toBe("still-here");
+  });
+
+  it("expires lists on its injected clock, and a restart replays the same expiry", async () => {
+    const dir = tempDir();
+    let t = 1_000_000;
+    const opts = { dataDir: dir, prefix: "neo:", now: () => t };
+    const store = await createFileStore(opts);
+    const group = { keys: ["c:inbox", "c:log"], ttlMs: 60_000 };
+    await store.appendOnce("c:seen", 1000, "c:inbox", ["hello"], "c:pending", group);
+    await store.append("c:log", ["entry"], group);
+    t += 59_999;
+    expect(await store.length("c:inbox")).toBe(1);
+    await store.close();
+    const again = await createFileStore(opts);
+    stores.push(again);
+    expect(await again.range("c:log", 0, -1)).toEqual(["entry"]);
+    t += 1;
+    expect(await again.keys("c:")).toEqual(["c:pending"]);
+    expect(await again.length("c:inbox")).toBe(0);
+    expect((await again.size()).keys).toBe(1);
   });
 });
