@@ -136,16 +136,27 @@ describe("Slack mentions and DMs", () => {
     expect(await h.store.keys("slack:event:")).toEqual([]);
   });
 
-  it("rejects a forged or stale signature with 401 and never reaches Neo", async () => {
+  it("rejects a forged, stale or future-dated signature with 401 and never reaches Neo", async () => {
     h = await startHarness();
+    const now = Math.floor(Date.now() / 1000);
     const forged = await h.slack.event(envelope(mention("C1", "UANN", "hi")), { secret: "not-the-secret" });
-    const stale = await h.slack.event(envelope(mention("C1", "UANN", "hi")), {
-      timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
-    });
-    expect([forged.status, stale.status]).toEqual([401, 401]);
+    const stale = await h.slack.event(envelope(mention("C1", "UANN", "hi")), { timestamp: now - 10 * 60 });
+    // Correctly signed but dated 10 minutes ahead: a request made now to be replayed later would
+    // pass a check of the past alone (Bolt checks only that).
+    const future = await h.slack.event(envelope(mention("C1", "UANN", "hi")), { timestamp: now + 10 * 60 });
+    expect([forged.status, stale.status, future.status]).toEqual([401, 401, 401]);
     expect(h.fake.calls.filter((c) => c.method !== "auth.test")).toEqual([]);
     expect(h.ep.requests).toHaveLength(0);
     expect(await h.store.keys("slack:event:")).toEqual([]);
+  });
+
+  it("serves a request dated a minute ahead (clock skew within five minutes)", async () => {
+    h = await startHarness({ turns: [{ reply: { text: "Hi." } }] });
+    const res = await h.slack.event(envelope(mention("C1", "UANN", "hi")), {
+      timestamp: Math.floor(Date.now() / 1000) + 60,
+    });
+    expect(res.status).toBe(200);
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
   });
 
   it("neutralises <!channel>, <!here>, <!everyone>, user-group and user pings in the answer", async () => {

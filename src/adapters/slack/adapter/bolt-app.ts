@@ -6,6 +6,7 @@
 import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
 import { boltLogger } from "../bolt-logger.js";
 import { INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES, type SlackInstallations } from "../installations.js";
+import { refuseFutureDated } from "../request-freshness.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "../socket-receiver.js";
 import type { SlackAdapterConfig } from "./options.js";
 
@@ -25,36 +26,46 @@ export interface BoltAppOptions {
 }
 
 function createReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLogger>): SlackReceiver {
+  if (o.socket)
+    return createSocketReceiver({
+      appToken: o.config.SLACK_APP_TOKEN!,
+      apiUrl: o.config.SLACK_API_URL,
+      logger,
+    });
+  const receiver = createHttpReceiver(o, logger);
+  refuseFutureDated(receiver);
+  return receiver;
+}
+
+function createHttpReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLogger>): HTTPReceiver {
   const { config, installations } = o;
-  return o.socket
-    ? createSocketReceiver({ appToken: config.SLACK_APP_TOKEN!, apiUrl: config.SLACK_API_URL, logger })
-    : new HTTPReceiver({
-        signingSecret: config.SLACK_SIGNING_SECRET!,
-        customRoutes: o.customRoutes ?? [],
-        // The 200 leaves only after the listener journaled the event (or the command acked).
-        processBeforeResponse: true,
-        logger,
-        ...(installations
-          ? {
-              clientId: config.SLACK_CLIENT_ID!,
-              clientSecret: config.SLACK_CLIENT_SECRET!,
-              stateSecret: config.SLACK_STATE_SECRET!,
-              scopes: [...SLACK_BOT_SCOPES],
-              installationStore: installations,
-              installerOptions: {
-                // `/slack/install` sends the browser straight to Slack's consent screen.
-                directInstall: true,
-                installPath: INSTALL_PATH,
-                redirectUriPath: REDIRECT_PATH,
-                clientOptions: {
-                  ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
-                  retryConfig: { ...SLACK_RETRY_CONFIG },
-                  timeout: REQUEST_TIMEOUT_MS,
-                },
-              },
-            }
-          : {}),
-      });
+  return new HTTPReceiver({
+    signingSecret: config.SLACK_SIGNING_SECRET!,
+    customRoutes: o.customRoutes ?? [],
+    // The 200 leaves only after the listener journaled the event (or the command acked).
+    processBeforeResponse: true,
+    logger,
+    ...(installations
+      ? {
+          clientId: config.SLACK_CLIENT_ID!,
+          clientSecret: config.SLACK_CLIENT_SECRET!,
+          stateSecret: config.SLACK_STATE_SECRET!,
+          scopes: [...SLACK_BOT_SCOPES],
+          installationStore: installations,
+          installerOptions: {
+            // `/slack/install` sends the browser straight to Slack's consent screen.
+            directInstall: true,
+            installPath: INSTALL_PATH,
+            redirectUriPath: REDIRECT_PATH,
+            clientOptions: {
+              ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
+              retryConfig: { ...SLACK_RETRY_CONFIG },
+              timeout: REQUEST_TIMEOUT_MS,
+            },
+          },
+        }
+      : {}),
+  });
 }
 
 export function createBoltApp(o: BoltAppOptions): { app: App; receiver: SlackReceiver } {
