@@ -28,6 +28,7 @@ import { loadManifest } from "../core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
 import { createUsageTracker, type UsageTracker } from "../core/usage/tracker.js";
 import { createMemory, type Memory } from "../memory/memory.js";
+import { reportStoreHealth } from "../ops/metrics.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
 
@@ -62,6 +63,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     prefix: cfg.NEO_KEY_PREFIX,
     log: log.child({ component: "store", kind: "redis" }),
   });
+  reportStoreHealth(() => store.healthy());
   const ledger = createUsageLedger(pricesFromConfig(cfg));
   const usage = createUsageTracker({
     store,

@@ -12,6 +12,12 @@ collectDefaultMetrics({ register: registry, prefix: "neo_" });
 
 const latencyBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 
+/** Whether the store answers, read at each scrape (set once the store exists; before: up). */
+let storeHealthy: () => boolean = () => true;
+export function reportStoreHealth(healthy: () => boolean): void {
+  storeHealthy = healthy;
+}
+
 export const metrics = {
   turns: new Counter({
     name: "neo_turns_total",
@@ -81,6 +87,27 @@ export const metrics = {
     help: "Approvals by outcome (requested, approved, rejected, expired, cancelled, interrupted, refused_cap).",
     labelNames: ["outcome"] as const,
     registers: [registry],
+  }),
+  answerLatency: new Histogram({
+    name: "neo_answer_latency_seconds",
+    help: "From the adapter receiving a message to its turn's answer posted (answered or partial), by platform.",
+    labelNames: ["platform"] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  modelErrors: new Counter({
+    name: "neo_model_errors_total",
+    help: "Model calls that failed after the SDK's retries (user cancellations not counted), by model and error code.",
+    labelNames: ["model", "code"] as const,
+    registers: [registry],
+  }),
+  storeUp: new Gauge({
+    name: "neo_store_up",
+    help: "1 while the store (Redis, or the embedded file store) answers, 0 while it is unreachable.",
+    registers: [registry],
+    collect() {
+      this.set(storeHealthy() ? 1 : 0);
+    },
   }),
   queueWait: new Histogram({
     name: "neo_queue_wait_seconds",

@@ -185,6 +185,14 @@ describe.skipIf(!redis.ok)(
         expect(text, name).toContain(`# TYPE ${name} `);
       }
       expect(await metricValue(text, "neo_steps_total")).toBe(2);
+      // Each platform's answer timed from its message's arrival; the store (Redis) answering.
+      for (const platform of ["slack", "discord"]) {
+        expect(
+          await metricValue(text, "neo_answer_latency_seconds_count", `{platform="${platform}"}`),
+          platform,
+        ).toBe(1);
+      }
+      expect(await metricValue(text, "neo_store_up")).toBe(1);
       expect(await metricValue(text, "neo_turns_total", '{status="answered"}')).toBe(2);
       for (const platform of ["slack", "discord"]) {
         expect(

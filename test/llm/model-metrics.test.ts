@@ -56,8 +56,9 @@ describe("model metrics", () => {
       llm.complete({ ...req, tags: { purpose: "compaction", conversation, user } }),
     ).rejects.toMatchObject({ code: "LLM_SERVER" });
 
-    // Three calls timed, the failed one included.
+    // Three calls timed, the failed one included, and counted as a failure by its code.
     expect(await value("neo_model_latency_seconds_count", { model })).toBe(3);
+    expect(await value("neo_model_errors_total", { model, code: "LLM_SERVER" })).toBe(1);
     expect(await value("neo_model_tokens_total", { model, kind: "prompt" })).toBe(150);
     expect(await value("neo_model_tokens_total", { model, kind: "completion" })).toBe(25);
     expect(await value("neo_model_cost_usd_total", { model })).toBeCloseTo(

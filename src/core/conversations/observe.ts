@@ -45,3 +45,9 @@ export function recordSubmitted(m: InboundMessage, accepted: boolean): void {
 export function recordTurnStart(m: InboundMessage): void {
   metrics.queueWait.observe(Math.max(0, Date.now() - m.receivedAt) / 1000);
 }
+
+/** A turn opened by `m` posted its answer (or honest partial): the time since `m` was received. */
+export function recordAnswered(m: InboundMessage): void {
+  const platform = parseConversationKey(m.conversation).platform;
+  metrics.answerLatency.observe({ platform }, Math.max(0, Date.now() - m.receivedAt) / 1000);
+}

@@ -15,7 +15,7 @@ import { placeOf, RESUME_NOTE, requesterRun, toTurnInput } from "./inbound.js";
 import { LogConflictError, type Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
-import { recordTurnStart } from "./observe.js";
+import { recordAnswered, recordTurnStart } from "./observe.js";
 import { lostReply } from "./replay.js";
 import { fetchInbox, journalMissing, restore } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
@@ -288,7 +288,10 @@ async function runTurn(
   }
   const tail = [...takeHanded(), endEntry(status)];
   // Said and posted: if the store fails before the end marker lands, the resume must not re-post.
-  if (status === "answered" || status === "partial") t.delivered = opening.id;
+  if (status === "answered" || status === "partial") {
+    t.delivered = opening.id;
+    recordAnswered(opening);
+  }
   live.logLength = await journal.appendLog(t.key, tail, live.logLength);
   t.delivered = null;
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.

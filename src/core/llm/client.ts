@@ -27,7 +27,7 @@ import { log } from "../log.js";
 import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
 import { endpointOf } from "./endpoint.js";
 import { LlmError, toLlmError } from "./errors.js";
-import { countModelUsage, timeModelCall } from "./metrics.js";
+import { countModelError, countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
 import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall } from "./types.js";
 import type { UsageLedger } from "./usage-ledger.js";
@@ -194,7 +194,9 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
       countModelUsage(ledger.record(model, req.tags, completion.usage));
       return completion;
     } catch (e) {
-      throw toLlmError(e, model);
+      const err = toLlmError(e, model);
+      if (err.code !== "LLM_ABORTED") countModelError(model, err.code);
+      throw err;
     } finally {
       req.signal?.removeEventListener("abort", forward);
     }

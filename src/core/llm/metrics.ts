@@ -40,3 +40,8 @@ export function countModelUsage(e: UsageEntry): void {
   promptSeen.set(e.model, seen);
   if (seen.prompt > 0) metrics.modelCacheHitRatio.set({ model: e.model }, seen.cached / seen.prompt);
 }
+
+/** A call that failed after the SDK's retries (its `LlmError` code; cancellations are not failures). */
+export function countModelError(model: string, code: string): void {
+  metrics.modelErrors.inc({ model, code });
+}
