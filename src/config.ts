@@ -386,6 +386,27 @@ const serverEnv = z.object({
 });
 
 /** Conversations, instances and logs. */
+/** OpenTelemetry traces (the standard variables) and what they may carry. */
+const tracingEnv = z.object({
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.describe(
+    "OTLP/HTTP collector base URL (e.g. `http://127.0.0.1:4318`): one trace per turn is exported to `{url}/v1/traces`. Unset = no tracing, and the SDK is not loaded.",
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(["http/protobuf", "http/json"])
+    .default("http/protobuf")
+    .describe(
+      "OTLP encoding over HTTP: `http/protobuf` (the standard default) or `http/json`; gRPC is not supported.",
+    ),
+  OTEL_SERVICE_NAME: z.string().min(1).default("neo").describe("`service.name` of the exported spans."),
+  NEO_TRACE_CONTENT: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .describe(
+      "`true`: spans carry message text, model input and output, tool arguments and results. `false` (default): names, models, token counts, timings and outcomes only.",
+    ),
+});
+
 const runtimeEnv = z.object({
   NEO_MAX_CONCURRENT_TURNS: int(1)
     .default(8)
@@ -449,6 +470,7 @@ export const configSections = [
   { title: "Slack", schema: slackEnv },
   { title: "Server, access and approvals", schema: serverEnv },
   { title: "Conversations, instances and logs", schema: runtimeEnv },
+  { title: "Traces", schema: tracingEnv },
 ] as const;
 
 /** The environment schema. Each key is the variable's name. */
@@ -462,6 +484,7 @@ export const envSchema = z.object({
   ...slackEnv.shape,
   ...serverEnv.shape,
   ...runtimeEnv.shape,
+  ...tracingEnv.shape,
 });
 
 export type Config = z.infer<typeof envSchema>;

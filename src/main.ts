@@ -9,9 +9,18 @@ import { isatty } from "node:tty";
 import { runConsoleMode } from "./app/console.js";
 import { startServer } from "./app/server.js";
 import { createServices, type Services } from "./app/services.js";
-import { type Config, ConfigError, loadConfig, loadEnvFile, secretsOf, urlsOf } from "./config.js";
+import {
+  type Config,
+  ConfigError,
+  instanceIdOf,
+  loadConfig,
+  loadEnvFile,
+  secretsOf,
+  urlsOf,
+} from "./config.js";
 import { log, redact, registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
 import { urlSecrets } from "./ops/redact.js";
+import { startTracing } from "./ops/tracing/setup.js";
 
 /** How long shutdown waits for write-back and the store after the turns have stopped. */
 const CLOSE_GRACE_MS = 5_000;
@@ -83,6 +92,8 @@ async function main(): Promise<number> {
   } else {
     setLogLevel(cfg.NEO_LOG_LEVEL ?? "info");
   }
+  // Before anything makes a span; unset OTEL_EXPORTER_OTLP_ENDPOINT loads no SDK.
+  const tracing = await startTracing(cfg, instanceIdOf(cfg));
   const services = await createServices(cfg);
   try {
     if (consoleMode) {
@@ -92,6 +103,8 @@ async function main(): Promise<number> {
     return await serve(services);
   } finally {
     await withDeadline(services.close(), CLOSE_GRACE_MS);
+    // The last turns' spans are sent before exit.
+    await withDeadline(tracing.shutdown(), CLOSE_GRACE_MS);
   }
 }
 

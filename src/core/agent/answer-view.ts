@@ -16,6 +16,7 @@
  *   answer as text, with a note.
  */
 
+import { inSpan } from "../../ops/tracing/spans.js";
 import type { UserKey } from "../keys.js";
 import type { TextSink } from "../llm/types.js";
 import { log } from "../log.js";
@@ -100,23 +101,25 @@ export function createAnswerView(
         },
       };
     },
-    async answer(final) {
-      const d = draft;
-      reset();
-      if (d) await d.finish(await asFile(reporter, final, fileLimits, key));
-      else await showAnswer(reporter, final, fileLimits, key);
-    },
+    answer: (final) =>
+      inSpan("neo.post", { attributes: { "neo.post.streamed": draft !== null } }, async () => {
+        const d = draft;
+        reset();
+        if (d) await d.finish(await asFile(reporter, final, fileLimits, key));
+        else await showAnswer(reporter, final, fileLimits, key);
+      }),
     async dismiss() {
       const d = draft;
       reset();
       if (d) await d.discard();
     },
-    async say(message) {
-      if (!draft) return reporter.say(message, key);
-      // The answer key names the answer the draft was showing; this message is another one.
-      await finishWith(INTERRUPTED_MARK);
-      await reporter.say(message);
-    },
+    say: (message) =>
+      inSpan("neo.post", { attributes: { "neo.post.streamed": false } }, async () => {
+        if (!draft) return reporter.say(message, key);
+        // The answer key names the answer the draft was showing; this message is another one.
+        await finishWith(INTERRUPTED_MARK);
+        await reporter.say(message);
+      }),
     close: () => finishWith(STOPPED_MARK),
   };
 }

@@ -4,6 +4,7 @@
  * results come back in call order. The calls of a batch are one step (`ToolStep`).
  */
 import { z } from "zod";
+import { activeSpan, inSpan, traceContent } from "../../ops/tracing/spans.js";
 import type { ToolCall } from "../llm/types.js";
 import type { ToolCallContext, ToolResult, ToolSurface } from "../tools/types.js";
 import { renderToolCall } from "./display.js";
@@ -52,6 +53,46 @@ export interface CallOutcome {
   result: ToolResult;
 }
 
+async function runOne(
+  call: ToolCall,
+  tools: ToolSurface,
+  ctx: ToolCallContext,
+  ladder: LadderOptions,
+): Promise<CallOutcome> {
+  const parsed = parseToolArgs(call.function.arguments);
+  if (!parsed.ok) {
+    const content = `Error: ${call.function.name} was not called: ${parsed.error}. Send the arguments as one JSON object.`;
+    return { call, result: { content, isError: true } };
+  }
+  const { attempts, ...result } = await dispatchWithRetry(
+    tools,
+    call.function.name,
+    parsed.args,
+    ctx,
+    ladder,
+  );
+  activeSpan().setAttribute("neo.tool.attempts", attempts);
+  return { call, result };
+}
+
+/** One call in its `execute_tool {name}` span (arguments and result only with NEO_TRACE_CONTENT). */
+function inToolSpan(call: ToolCall, run: () => Promise<CallOutcome>): Promise<CallOutcome> {
+  const name = call.function.name;
+  const attributes = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": name,
+    "gen_ai.tool.call.id": call.id,
+    "gen_ai.tool.type": "function",
+    ...(traceContent() ? { "gen_ai.tool.call.arguments": call.function.arguments } : {}),
+  };
+  return inSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+    const out = await run();
+    span.setAttribute("neo.tool.outcome", out.result.isError ? "error" : "ok");
+    if (traceContent()) span.setAttribute("gen_ai.tool.call.result", out.result.content);
+    return out;
+  });
+}
+
 export async function runToolBatch(
   calls: readonly ToolCall[],
   tools: ToolSurface,
@@ -61,20 +102,6 @@ export async function runToolBatch(
   // Every call of this batch shares one step (per-step rules such as one approval prompt key on it).
   const ctx: ToolCallContext = { ...turnCtx, step: { callIds: calls.map((c) => c.id) } };
   for (const c of calls) await ctx.reporter.status(renderToolCall(c.function.name));
-  const work = calls.map(async (call): Promise<CallOutcome> => {
-    const parsed = parseToolArgs(call.function.arguments);
-    if (!parsed.ok) {
-      const content = `Error: ${call.function.name} was not called: ${parsed.error}. Send the arguments as one JSON object.`;
-      return { call, result: { content, isError: true } };
-    }
-    const { attempts: _attempts, ...result } = await dispatchWithRetry(
-      tools,
-      call.function.name,
-      parsed.args,
-      ctx,
-      ladder,
-    );
-    return { call, result };
-  });
+  const work = calls.map((call) => inToolSpan(call, () => runOne(call, tools, ctx, ladder)));
   return raceAbort(Promise.all(work), ctx.signal);
 }

@@ -4,6 +4,7 @@
  * transaction ids, or a plain "rejected by the user" / "expired" / refusal. Nothing the model or a
  * tool result says can approve: only `ApprovalBroker.decide` from the requester's click.
  */
+import { inSpan } from "../../ops/tracing/spans.js";
 import type { AccessPolicy } from "../access/policy.js";
 import { log } from "../log.js";
 import type { ToolCallContext, ToolResult, ToolStep } from "../tools/types.js";
@@ -182,7 +183,16 @@ export function createCoreExecute(opts: CoreExecuteOptions): CoreExecute {
     await ctx.reporter.status(`Waiting for ${who.displayName} to approve: ${plan.summary}`);
     let settled: ApprovalRecord;
     try {
-      settled = await broker.waitForDecision(record.id, ctx.signal);
+      // The wait for the person is its own span: in a slow turn it is often most of the time.
+      settled = await inSpan(
+        "neo.approval",
+        { attributes: { "neo.approval.actions": plan.actions.length } },
+        async (span) => {
+          const decided = await broker.waitForDecision(record.id, ctx.signal);
+          span.setAttribute("neo.approval.outcome", decided.status);
+          return decided;
+        },
+      );
     } catch (err) {
       await discard();
       return fail(`${err instanceof Error ? err.message : String(err)}. ${NOTHING}`);

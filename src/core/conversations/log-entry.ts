@@ -7,8 +7,11 @@ import type { AgentEvent, TurnStatus } from "../agent/types.js";
 import type { Message } from "../llm/types.js";
 
 export type BookkeepingEntry =
-  /** A turn opened with inbox entry `from` (the next untaken one). */
-  | { type: "turn-start"; from: number; id: string; at: number }
+  /**
+   * A turn opened with inbox entry `from` (the next untaken one). `trace`: its span's W3C
+   * `traceparent` when traces are exported, so an instance that resumes it continues that trace.
+   */
+  | { type: "turn-start"; from: number; id: string; at: number; trace?: string }
   /** Inbox entries `from..from+count-1` were drained into the running turn. */
   | { type: "taken"; from: number; count: number; ids: string[]; at: number }
   /** The turn finished (any status other than an interruption by shutdown or a lost lease). */

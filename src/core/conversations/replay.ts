@@ -145,7 +145,7 @@ export interface LogProgress {
   /** Inbox entries the transcript already holds (opened a turn or were drained into one). */
   taken: number;
   /** The last turn's opening inbox index when it has no `turn-end` (interrupted), else null. */
-  openTurn: { from: number; id: string; logIndex: number } | null;
+  openTurn: { from: number; id: string; logIndex: number; trace?: string } | null;
 }
 
 export function progressOf(entries: readonly LogEntry[]): LogProgress {
@@ -158,7 +158,7 @@ export function progressOf(entries: readonly LogEntry[]): LogProgress {
       openTurn = null;
     } else if (e.type === "turn-start") {
       taken = e.from + 1;
-      openTurn = { from: e.from, id: e.id, logIndex };
+      openTurn = { from: e.from, id: e.id, logIndex, ...(e.trace ? { trace: e.trace } : {}) };
     } else if (e.type === "taken") {
       taken = e.from + e.count;
     } else if (e.type === "turn-end") {

@@ -56,6 +56,7 @@ export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promi
       from: open.from,
       answer: answerSince(entries, open.logIndex),
       started: messagesSince(entries, open.logIndex),
+      ...(open.trace ? { trace: open.trace } : {}),
     },
     stale: false,
     reseeded: false,

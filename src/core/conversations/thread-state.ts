@@ -22,7 +22,7 @@ export interface Live {
    * The turn the log shows opened and never ended (only right after a rebuild); `answer` = its
    * answer was logged (maybe never posted).
    */
-  open: { from: number; answer: string | undefined; started: boolean } | null;
+  open: { from: number; answer: string | undefined; started: boolean; trace?: string } | null;
   /**
    * Work on it failed (the store went away): the agent may hold events the log does not, so it is
    * rebuilt from the log, unless the log came back shorter than this view (then this view reseeds it).

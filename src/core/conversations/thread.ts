@@ -5,9 +5,20 @@
  * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
  * the log before the loop moves on.
  */
+
+import {
+  activeSpan,
+  continuing,
+  hashedConversation,
+  inSpan,
+  pastSpan,
+  traceInstance,
+  traceparentOf,
+} from "../../ops/tracing/spans.js";
 import { isShownAnswer } from "../agent/notes.js";
 import { AnswerShownError } from "../agent/turn.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
+import { parseConversationKey } from "../keys.js";
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
@@ -55,7 +66,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
       live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
       t.delivered = null;
     } else {
-      await runTurn(t, live, lease, env, opening!, open.started ? "resume" : "rerun");
+      await tracedTurn(t, live, lease, env, opening!, open.started ? "resume" : "rerun", open.trace);
     }
   }
   for (;;) {
@@ -84,7 +95,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
       if (live.pending.length === 0) return live.taken;
       await journal.markPending(t.key);
     }
-    await runTurn(t, live, lease, env, live.pending.shift()!, "new");
+    await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
     if (t.slot?.contended()) return live.taken;
   }
@@ -122,7 +133,7 @@ async function finishCut(
     live.logLength = await journal.appendLog(t.key, [endEntry("answered")], live.logLength);
   } else {
     t.ios.set(opening.id, io);
-    await runTurn(t, live, lease, env, opening, "resume");
+    await tracedTurn(t, live, lease, env, opening, "resume", live.open?.trace);
   }
   return restore(t, env);
 }
@@ -188,6 +199,32 @@ async function recordLostReply(t: Thread, live: Live, env: ThreadEnv): Promise<v
   live.agent = env.options.newAgent({ ...state, working: [...state.working, ...lost] });
 }
 
+/**
+ * A turn in its trace's root span (`invoke_agent`): a new turn starts a trace; a resumed one
+ * continues the trace its `turn-start` recorded, though another instance began it.
+ */
+function tracedTurn(
+  t: Thread,
+  live: Live,
+  lease: Lease,
+  env: ThreadEnv,
+  opening: InboundMessage,
+  mode: "new" | "resume" | "rerun",
+  trace?: string,
+): Promise<void> {
+  const attributes = {
+    "gen_ai.operation.name": "invoke_agent",
+    "gen_ai.agent.name": "Neo",
+    "neo.platform": parseConversationKey(t.key).platform,
+    "neo.conversation": hashedConversation(t.key),
+    "neo.instance": traceInstance(),
+    "neo.turn.mode": mode,
+  };
+  return inSpan("invoke_agent Neo", { parent: continuing(trace), attributes }, () =>
+    runTurn(t, live, lease, env, opening, mode),
+  );
+}
+
 async function runTurn(
   t: Thread,
   live: Live,
@@ -203,9 +240,17 @@ async function runTurn(
   const starting: LogEntry[] = [];
   const takenBefore = live.taken;
   if (mode === "new") {
-    starting.push({ type: "turn-start", from: live.taken, id: opening.id, at: Date.now() });
+    const traceparent = traceparentOf(activeSpan());
+    starting.push({
+      type: "turn-start",
+      from: live.taken,
+      id: opening.id,
+      at: Date.now(),
+      ...(traceparent ? { trace: traceparent } : {}),
+    });
     live.taken++;
     recordTurnStart(opening);
+    pastSpan("neo.queue_wait", opening.receivedAt);
   }
   const io = ioOf(t, env, opening.id);
   const controller = new AbortController();
@@ -280,6 +325,7 @@ async function runTurn(
     lease.lost.removeEventListener("abort", onLost);
     t.turn = null;
   }
+  activeSpan().setAttribute("neo.turn.status", status);
   const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : null;
   if (reason === "shutdown" || reason === "lease") {
     // Left open on purpose: the next holder resumes it. Drop our view; it may be rebuilt.

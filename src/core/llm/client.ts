@@ -19,9 +19,11 @@
  * are recorded here, next to the ledger, so every model call is counted once.
  */
 import { randomUUID } from "node:crypto";
+import type { Attributes } from "@opentelemetry/api";
 import OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Config } from "../../config.js";
+import { inSpan, SpanKind, traceContent } from "../../ops/tracing/spans.js";
 import { estimateTokens } from "../budget/estimate.js";
 import { log } from "../log.js";
 import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
@@ -109,6 +111,28 @@ function toCompletion(res: ChatCompletion, model: string, req: CompletionRequest
   };
 }
 
+/** What a `chat` span says of the answer: model, finish reason, tokens (cached ones too). */
+function completionAttributes(c: Completion): Attributes {
+  return {
+    "gen_ai.response.model": c.model,
+    "gen_ai.response.finish_reasons": [c.finishReason],
+    "gen_ai.usage.input_tokens": c.usage.promptTokens,
+    "gen_ai.usage.output_tokens": c.usage.completionTokens,
+    "gen_ai.usage.cache_read.input_tokens": c.usage.cachedPromptTokens ?? 0,
+  };
+}
+
+/** The request's and the answer's text, for `NEO_TRACE_CONTENT=true` only. */
+function contentAttributes(req: CompletionRequest, c: Completion): Attributes {
+  return {
+    "gen_ai.system_instructions": req.system,
+    "gen_ai.input.messages": JSON.stringify(req.messages),
+    "gen_ai.output.messages": JSON.stringify([
+      { role: "assistant", content: c.content, tool_calls: c.toolCalls },
+    ]),
+  };
+}
+
 /** Build the client. `ledger` records every successful call's usage and cost. */
 export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClient {
   const endpoint = endpointOf(cfg.OPENAI_BASE_URL);
@@ -160,7 +184,32 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
     return { completion: toChatCompletion(assembly, model) };
   };
 
-  const call = async (model: string, req: CompletionRequest, maxRetries: number): Promise<Completion> => {
+  /** One model call in its `chat {model}` span (GenAI conventions; text only with NEO_TRACE_CONTENT). */
+  const call = (model: string, req: CompletionRequest, maxRetries: number): Promise<Completion> =>
+    inSpan(
+      `chat ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "openai",
+          "gen_ai.request.model": model,
+          "neo.purpose": req.tags.purpose,
+        },
+      },
+      async (span) => {
+        const completion = await callModel(model, req, maxRetries);
+        span.setAttributes(completionAttributes(completion));
+        if (traceContent()) span.setAttributes(contentAttributes(req, completion));
+        return completion;
+      },
+    );
+
+  const callModel = async (
+    model: string,
+    req: CompletionRequest,
+    maxRetries: number,
+  ): Promise<Completion> => {
     const messages = requestMessages(req.system, req.messages, req.images);
     // The SDK adds an abort listener to the signal it gets and never removes it; a long turn would
     // pile one per request onto the turn's signal. Each request gets its own child signal instead.
