@@ -1,31 +1,43 @@
 /**
  * Overhead: the same Slack mentions through Neo (the real process, model answering at once, no
- * tools) and through a bare Bolt app (bench/system/bare-bolt.ts, its own process) that only acks and
- * posts a reply — both against the same fake Slack Web API, in the same run.
+ * tools), the bare Bolt app making the same streamed model call (the baseline) and the same bot on
+ * the Vercel Chat SDK (the peer) — see bench/system/peers.ts — against the same fake Slack Web API and
+ * scripted model, in one run, the order of the three alternating from round to round.
  *
  * Handling time of one message = from the moment the signed Events API request is sent to the
- * moment the fake Slack Web API receives the `chat.postMessage` that answers it (both clocks in
- * this process). Every mention is a new top-level message, so a new conversation (its own thread),
- * in one of a pool of channels each process has seen once in its warm-up: Neo asks Slack what kind of
- * place a channel is once (`conversations.info`, Tier 3: 50 a minute, then cached), which is a cost
- * of a channel's first message, not of a message. A channel is used again only after Slack's pace of
- * about one post a second per channel has passed (that wait is not measured), so it never applies.
+ * moment the fake Slack Web API receives the `chat.postMessage` that answers it (both clocks in this
+ * process). Every mention is a new top-level message, so a new conversation (its own thread), in one
+ * of the app's pool of channels, each seen once in its warm-up: Neo asks Slack what kind of place a
+ * channel is (`conversations.info`, Tier 3), a cost of a channel's first message, measured on its own
+ * by the never-seen-channels part (bench/system/new-channels.ts). A channel is used again only after
+ * Slack's pace of about one post a second per channel has passed (that wait is not measured).
  */
 import { percentiles } from "../types.js";
-import { createSlackDelivery, envelope, type SlackDelivery } from "./drivers.js";
-import { question } from "./model.js";
-import { freePort, kill, start, until } from "./procs.js";
+import { type NewChannelsResult, newChannelIds, runNewChannels } from "./new-channels.js";
+import {
+  APP_NAMES,
+  type AppName,
+  type BenchApp,
+  handling,
+  LETTER,
+  mention,
+  type PerApp,
+  rotated,
+  startPeers,
+} from "./peers.js";
+import { cpuMs } from "./procs.js";
 import { type RedisPerMessage, redisPerMessage, settled } from "./redis-per-message.js";
-import { ROOT, SIGNING_SECRET, SLACK_USERS, type Stack, startStack } from "./stack.js";
+import { type Stack, startStack } from "./stack.js";
 
 export interface OverheadRun {
   label: string;
-  /** Sent all at once (goal ≤ 2.0) rather than one at a time (goal ≤ 1.5). */
   burst: boolean;
-  /** Per-message handling time (ms), for Neo, the bare app, and the bare app asking the model first. */
-  neo: number[];
-  bare: number[];
-  bareModel: number[];
+  /** Per-message handling times (ms) of each app, all rounds together. */
+  times: PerApp<number[]>;
+  /** Bursts: send of a round's first message → its last answer (ms), one per round. */
+  toAll: PerApp<number[]>;
+  /** CPU (user + system) of each app's process over the whole part, per answered message (ms). */
+  cpuPerMessage: PerApp<number>;
   /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
   neoToModel: number[];
   neoFromModel: number[];
@@ -35,25 +47,22 @@ export interface OverheadRun {
 
 export interface OverheadResult {
   burstSize: number;
+  burstRounds: number;
   runs: OverheadRun[];
+  newChannels: NewChannelsResult;
   neoConcurrency: number;
-  lostNeo: number;
-  lostBare: number;
-  lostBareModel: number;
-  /** Slack Web API calls the fake answered over the whole run (both apps), "method status" → count. */
+  /** Messages never answered, per app, over the measured parts. */
+  lost: PerApp<number>;
+  /** Slack Web API calls the fake answered over the whole run (all apps), "method status" → count. */
   slackCalls: Record<string, number>;
 }
 
 const SEQUENTIAL = Number(process.env.BENCH_OVERHEAD_N ?? 60);
-/**
- * Slack posts about one message a second per channel, in short bursts (the fake: 3 in 3 s); Neo may
- * post a status line and its answer for one message, so a channel rests this long between uses.
- */
+const BURST_ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 3);
+/** Slack posts about one message a second per channel (the fake: 3 in 3 s): a channel rests this long. */
 const CHANNEL_REST_MS = 3_000;
-/** `conversations.info` is Tier 3 (50 a minute per workspace): a restarted Neo's warm-up waits this long after the last. */
-const TIER3_WINDOW_MS = 61_000;
 
-/** The channels mentions go to, round robin; the warm-up sends one message to each. */
+/** An app's channels, used round robin; the warm-up sends one message to each. */
 interface ChannelPool {
   channels: string[];
   next: number;
@@ -61,28 +70,14 @@ interface ChannelPool {
   lastAnswer: Map<string, number>;
 }
 
-const poolChannel = (i: number) => `COVH${String(i).padStart(3, "0")}`;
+const poolChannel = (app: AppName, i: number) => `COVH${LETTER[app]}${String(i).padStart(3, "0")}`;
 
-function channelPool(size: number): ChannelPool {
+function channelPool(app: AppName, size: number): ChannelPool {
   return {
-    channels: Array.from({ length: size }, (_, i) => poolChannel(i)),
+    channels: Array.from({ length: size }, (_, i) => poolChannel(app, i)),
     next: 0,
     lastAnswer: new Map(),
   };
-}
-
-function nextChannel(pool: ChannelPool): string {
-  const c = pool.channels[pool.next % pool.channels.length]!;
-  pool.next++;
-  return c;
-}
-
-async function mention(stack: Stack, d: SlackDelivery, token: string, channel: string): Promise<void> {
-  const ts = stack.slack.nextTs();
-  const user = SLACK_USERS[token.length % SLACK_USERS.length]!.id;
-  const event = { type: "app_mention", channel, user, text: `<@UNEO> ${question(token)}`, ts, event_ts: ts };
-  stack.ledger.send(token, "slack", `slack:${channel}`);
-  await d.deliver(envelope(stack.slack.teamId, event));
 }
 
 /** Neo's handling time split at the model call (the endpoint answers at once). */
@@ -99,151 +94,107 @@ function split(stack: Stack, tokens: string[]): Pick<OverheadRun, "neoToModel" |
   return { neoToModel: toModel, neoFromModel: fromModel };
 }
 
-/**
- * Send `tokens` — all at once (burst) or one after the other — and return handling times. Each goes
- * to the pool's next channel, once that channel has rested (a burst must not need a channel twice).
- */
-async function drive(
-  stack: Stack,
-  d: SlackDelivery,
-  pool: ChannelPool,
-  tokens: string[],
-  burst: boolean,
-): Promise<number[]> {
+/** Send `tokens` to `app` — all at once or one after the other — each to its pool's next rested channel. */
+async function drive(stack: Stack, app: BenchApp, pool: ChannelPool, tokens: string[], burst: boolean) {
   if (burst && tokens.length > pool.channels.length) throw new Error("burst larger than the channel pool");
   const rest = async (channel: string) => {
     const wait = (pool.lastAnswer.get(channel) ?? 0) + CHANNEL_REST_MS - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   };
-  const channels = tokens.map(() => nextChannel(pool));
-  const t0 = Date.now();
+  const channels = tokens.map(() => pool.channels[pool.next++ % pool.channels.length]!);
   if (burst) {
     await Promise.all(channels.map(rest));
-    await Promise.all(tokens.map((t, i) => mention(stack, d, t, channels[i]!)));
+    await Promise.all(tokens.map((t, i) => mention(stack, app, t, channels[i]!)));
   } else {
     for (const [i, t] of tokens.entries()) {
       await rest(channels[i]!);
-      await mention(stack, d, t, channels[i]!);
+      await mention(stack, app, t, channels[i]!);
       await stack.ledger.answered(t, 30_000);
       pool.lastAnswer.set(channels[i]!, Date.now());
-      await settled(stack);
+      // Neo's work after the post (write-back, usage) ends before the next message (redis-per-message.ts).
+      if (app.name === "neo") await settled(stack);
     }
   }
   await Promise.all(tokens.map((t) => stack.ledger.answered(t, 60_000)));
   const end = Date.now();
   for (const c of channels) pool.lastAnswer.set(c, end);
-  process.stderr.write(`bench:system: overhead ${tokens[0]}…: ${tokens.length} in ${Date.now() - t0} ms\n`);
-  return tokens.flatMap((t) => {
-    const s = stack.ledger.sent.get(t)!;
-    return s.answers.length ? [s.answers[0]! - s.sentAt] : [];
-  });
 }
 
-export async function runOverhead(burstSize: number, defaultConcurrency: number): Promise<OverheadResult> {
+const perApp = <T>(f: (a: AppName) => T): PerApp<T> =>
+  Object.fromEntries(APP_NAMES.map((a) => [a, f(a)])) as PerApp<T>;
+
+export async function runOverhead(burstSize: number, neoConcurrency: number): Promise<OverheadResult> {
   const warmup = Math.max(burstSize, 20);
-  // The fake answers `conversations.info` for these (public channels Neo was invited to).
-  const slackChannels = Array.from({ length: warmup }, (_, i) => ({
-    id: poolChannel(i),
-    name: `bench-${i}`,
-  }));
+  // The fake answers `conversations.info` for these (public channels the apps were invited to).
+  const slackChannels = [
+    ...APP_NAMES.flatMap((a) => Array.from({ length: warmup }, (_, i) => poolChannel(a, i))),
+    ...newChannelIds(),
+  ].map((id) => ({ id, name: id.toLowerCase() }));
   const stack = await startStack({ latencyMs: 0, mcp: false, countRedis: true, slackChannels });
-  const startBare = async (name: string, extraEnv: Record<string, string> = {}) => {
-    const port = await freePort();
-    const p = start(
-      name,
-      process.execPath,
-      ["--import", "tsx", "bench/system/bare-bolt.ts"],
-      {
-        SLACK_BOT_TOKEN: "xoxb-bench-token",
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: stack.slack.apiUrl,
-        PORT: String(port),
-        ...extraEnv,
-      },
-      ROOT,
-    );
-    return { p, delivery: createSlackDelivery(`http://127.0.0.1:${port}/slack/events`, SIGNING_SECRET) };
-  };
-  const bare = await startBare("bare-bolt");
-  const bareModel = await startBare("bare-bolt-model", { MODEL_URL: stack.model.url });
+  await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: String(neoConcurrency) });
+  const peers = await startPeers(stack);
   try {
-    const neoD = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);
-    const bareD = bare.delivery;
-    const bareModelD = bareModel.delivery;
+    const apps = peers.apps;
+    const pools = perApp((a) => channelPool(a, warmup));
     const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
-    // Each app has its own pool of the same channels (it rests between its own uses of one).
-    const barePool = channelPool(warmup);
-    const bareModelPool = channelPool(warmup);
-    const neoPool = channelPool(warmup);
-    let lastWarmup = 0;
-    const startNeo = async (concurrency: number, tag: string) => {
-      await stack.killBot();
-      await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: String(concurrency) });
-      // A new process knows no channel yet: the warm-up shows it each one once, asking Slack about
-      // each (not measured), once the previous process's lookups have left Tier 3's minute.
-      const wait = lastWarmup + TIER3_WINDOW_MS - Date.now();
-      if (lastWarmup > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
-      lastWarmup = Date.now();
-      neoPool.next = 0;
-      await drive(stack, neoD, neoPool, ids(`ow${tag}`, warmup), false);
-    };
-    for (const b of [bare, bareModel])
-      await until(`${b.p.name} ready`, () => b.p.output().includes("bare-bolt: ready"), 60_000);
-    await drive(stack, bareD, barePool, ids("owb", warmup), false);
-    await drive(stack, bareModelD, bareModelPool, ids("owm", warmup), false);
-    const runs: OverheadRun[] = [];
-    // The bare apps go first each time; the same tokens shape and channels pattern for all three.
-    await startNeo(defaultConcurrency, "n");
-    const run = async (label: string, tag: string, n: number, burst: boolean): Promise<OverheadRun> => {
-      const bareTimes = await drive(stack, bareD, barePool, ids(`${tag}b`, n), burst);
-      const bareModelTimes = await drive(stack, bareModelD, bareModelPool, ids(`${tag}m`, n), burst);
-      const neoTimes = await drive(stack, neoD, neoPool, ids(`${tag}n`, n), burst);
-      const neoIds = ids(`${tag}n`, n);
-      const redis = burst ? undefined : redisPerMessage(stack, neoIds);
+    // Each app sees each of its channels once (Neo looks each up): not measured.
+    for (const a of APP_NAMES)
+      await drive(stack, apps[a], pools[a], ids(`ow${LETTER[a].toLowerCase()}`, warmup), false);
+    const warmedAt = Date.now();
+    const part = async (label: string, tag: string, rounds: number, n: number, burst: boolean) => {
+      const tokens = perApp<string[]>(() => []);
+      const toAll = perApp<number[]>(() => []);
+      const cpu0 = perApp((a) => cpuMs(apps[a].pid()));
+      for (let r = 0; r < rounds; r++) {
+        for (const a of rotated(APP_NAMES, r)) {
+          const batch = ids(`${tag}${LETTER[a].toLowerCase()}${r}x`, n);
+          tokens[a].push(...batch);
+          await drive(stack, apps[a], pools[a], batch, burst);
+          const sent = batch.map((t) => stack.ledger.sent.get(t)!);
+          toAll[a].push(
+            Math.max(...sent.map((s) => s.answers[0] ?? Number.NaN)) - Math.min(...sent.map((s) => s.sentAt)),
+          );
+        }
+      }
+      const cpu = perApp(
+        (a) => (cpuMs(apps[a].pid()) - cpu0[a]) / Math.max(1, handling(stack, tokens[a]).length),
+      );
+      process.stderr.write(`bench:system: overhead ${label} done\n`);
       return {
         label,
         burst,
-        bare: bareTimes,
-        bareModel: bareModelTimes,
-        neo: neoTimes,
-        ...split(stack, neoIds),
-        redis,
+        times: perApp((a) => handling(stack, tokens[a])),
+        toAll,
+        cpuPerMessage: cpu,
+        ...split(stack, tokens.neo),
+        redis: burst ? undefined : redisPerMessage(stack, tokens.neo),
+        tokens,
       };
     };
-    runs.push(await run(`${SEQUENTIAL} sent one at a time`, "os", SEQUENTIAL, false));
-    runs.push(
-      await run(
-        `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${defaultConcurrency} (default)`,
-        "ob",
-        burstSize,
-        true,
-      ),
+    // One at a time: rounds of one message per app, the order rotating every message.
+    const seq = await part(`${SEQUENTIAL} sent one at a time`, "os", SEQUENTIAL, 1, false);
+    const burst = await part(
+      `burst of ${burstSize} sent at once (${BURST_ROUNDS} rounds), NEO_MAX_CONCURRENT_TURNS=${neoConcurrency} (default)`,
+      "ob",
+      BURST_ROUNDS,
+      burstSize,
+      true,
     );
-    await startNeo(burstSize, "c");
-    runs.push(
-      await run(
-        `burst of ${burstSize} sent at once, NEO_MAX_CONCURRENT_TURNS=${burstSize}`,
-        "oc",
-        burstSize,
-        true,
-      ),
-    );
-    const lost = (tags: string[]) =>
-      [...stack.ledger.sent.values()].filter(
-        (s) => tags.some((t) => s.token.startsWith(t)) && s.answers.length === 0,
-      ).length;
+    const newChannels = await runNewChannels(stack, apps, warmedAt);
+    const lostOf = (a: AppName) =>
+      [...seq.tokens[a], ...burst.tokens[a]].filter((t) => !stack.ledger.sent.get(t)?.answers.length).length;
+    const strip = ({ tokens: _t, ...run }: typeof seq): OverheadRun => run;
     return {
       burstSize,
-      runs,
-      neoConcurrency: defaultConcurrency,
-      lostNeo: lost(["osn", "obn", "ocn"]),
-      lostBare: lost(["osb", "obb", "ocb"]),
-      lostBareModel: lost(["osm", "obm", "ocm"]),
+      burstRounds: BURST_ROUNDS,
+      runs: [strip(seq), strip(burst)],
+      newChannels,
+      neoConcurrency,
+      lost: perApp(lostOf),
       slackCalls: countCalls(stack.slack.calls.map((c) => `${c.method} ${c.status}`)),
     };
   } finally {
-    await kill(bare.p);
-    await kill(bareModel.p);
+    await peers.close();
     await stack.close();
   }
 }

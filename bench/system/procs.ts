@@ -195,3 +195,11 @@ export async function benchRedis(persistDir?: string): Promise<BenchRedis> {
     },
   };
 }
+
+/** CPU time (user + system, all threads) a live process has used so far, in ms (`/proc/<pid>/stat`). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

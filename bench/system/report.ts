@@ -4,81 +4,17 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { percentiles } from "../types.js";
 import type { FaultResult } from "./faults.js";
 import type { LoadResult } from "./load.js";
 import { BLOCK_END, BLOCK_START } from "./markers.js";
-import { medianOf, type OverheadResult } from "./overhead.js";
 
-const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "—");
+export const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "—");
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-const goal = (ok: boolean) => (ok ? "met" : "**not met**");
+export const goal = (ok: boolean) => (ok ? "met" : "**not met**");
 
 export function machine(): string {
   const cpu = cpus();
   return `${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`;
-}
-
-export function overheadMarkdown(r: OverheadResult): string {
-  const rows = r.runs.map((run) => {
-    const n = medianOf(run.neo);
-    const b = medianOf(run.bare);
-    const bm = medianOf(run.bareModel);
-    const ratio = n / b;
-    const p99 = (xs: number[]) => (xs.length ? percentiles(xs).p99 : Number.NaN);
-    const limit = run.burst ? 2.0 : 1.5;
-    return `| ${run.label} | ${ms(b)} | ${ms(p99(run.bare))} | ${ms(n)} | ${ms(p99(run.neo))} | ${ms(medianOf(run.neoToModel))} | ${ms(medianOf(run.neoFromModel))} | ${ratio.toFixed(2)} | ${goal(ratio <= limit)} (≤ ${limit.toFixed(1)}) | ${ms(bm)} | ${(n / bm).toFixed(2)} |`;
-  });
-  return [
-    "### Overhead: Neo vs a bare Bolt app",
-    "",
-    "Reproduce: `npm run bench:system -- overhead`. Same Slack mentions, same fake Slack Web API, same run.",
-    "Neo is the real process (`node --import tsx src/main.ts`, Redis store) with a",
-    "model that answers at once and no tools; the baseline is `bench/system/bare-bolt.ts` (Bolt HTTP receiver",
-    "that acks and posts one reply), also its own process. **Handling time** = from the signed Events API",
-    "request being sent to the fake Web API receiving the `chat.postMessage` that answers it (so Neo's figure",
-    "includes its journal/dedupe writes to Redis, the lease, and one HTTP round trip to the model). Each",
-    "mention is a new top-level message (a new conversation) in one of a pool of channels each app saw once in",
-    "its warm-up (Neo looks a channel's kind up once, `conversations.info`, Tier 3, then caches it), reused only",
-    "after Slack's ~1 post/s per channel has passed (not measured). Goal (issue 20): Neo/bare ≤ 1.5 one at a",
-    "time, ≤ 2.0 in a burst. Neo's time is split at its model call (medians): *to model call* = request sent →",
-    "the call reaching the endpoint (Bolt, journal, lease, transcript, memory, prompt); *model call to reply* =",
-    "the endpoint's instant answer → the reply at the fake (SDK response, loop, journal, the post). The last two",
-    "columns are a second baseline, the same bare app asking the model first (`MODEL_URL`: the openai SDK,",
-    "streamed, as Neo asks) — what any Bolt bot that calls a model pays before Neo's own work (journal,",
-    "lease, memory, transcript, usage).",
-    "",
-    "| run | bare Bolt median | bare p99 | Neo median | Neo p99 | Neo: to model call | Neo: model call to reply | Neo / bare | goal | bare Bolt + model call median | Neo / (bare + model) |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...rows,
-    "",
-    `Unanswered: Neo ${r.lostNeo}, bare ${r.lostBare}, bare + model ${r.lostBareModel}. Slack calls the fake answered (all apps, warm-ups included): ${Object.entries(
-      r.slackCalls,
-    )
-      .sort()
-      .map(([k, v]) => `${k} × ${v}`)
-      .join(", ")}.`,
-    "",
-    ...redisMarkdown(r),
-  ].join("\n");
-}
-
-/** Redis traffic per message (one at a time), counted on the wire (bench/system/redis-wire.ts). */
-function redisMarkdown(r: OverheadResult): string[] {
-  const redis = r.runs.find((run) => run.redis)?.redis;
-  if (!redis) return [];
-  const cell = (x: { roundTrips: number; commands: number }) => `${x.roundTrips} | ${x.commands}`;
-  return [
-    "Redis per message, one at a time (medians; counted by a pass-through between the bot and Redis: a round",
-    "trip is one write of the client, i.e. the commands node-redis sent together without waiting; goal: ≤ 3",
-    "round trips from the event to the model call, ≤ 2 from the answer to the post):",
-    "",
-    "| part | round trips | commands | goal |",
-    "| --- | --- | --- | --- |",
-    `| event → model call | ${cell(redis.toModel)} | ${goal(redis.toModel.roundTrips <= 3)} |`,
-    `| model answer → post | ${cell(redis.fromModel)} | ${goal(redis.fromModel.roundTrips <= 2)} |`,
-    `| whole message (send → next send, incl. work after the post) | ${cell(redis.whole)} | |`,
-  ];
 }
 
 export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): string {

@@ -10,7 +10,8 @@ import { FAULT_ORDER, type FaultName, type FaultResult, runFault } from "./fault
 import { type LoadResult, type LoadSpec, runLoad } from "./load.js";
 import { runOverhead } from "./overhead.js";
 import { cleanupNow, installCleanup } from "./procs.js";
-import { faultsMarkdown, loadMarkdown, machine, overheadMarkdown, writeBlock } from "./report.js";
+import { faultsMarkdown, loadMarkdown, machine, writeBlock } from "./report.js";
+import { overheadMarkdown } from "./report-overhead.js";
 import { startStack } from "./stack.js";
 
 const BENCHMARKS = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
@@ -93,7 +94,7 @@ async function main(): Promise<number> {
   let exactlyOnce = true;
 
   if (wants("overhead")) {
-    log("overhead: Neo vs bare Bolt");
+    log("overhead: Neo vs bare Bolt + model vs Chat SDK");
     const r = await runOverhead(50, DEFAULT_CONCURRENCY);
     sections.push(overheadMarkdown(r));
   }

@@ -98,7 +98,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const dir = tempDir("stack");
   const slack = await startFakeSlack({
     teamId: "TBENCH",
-    users: SLACK_USERS,
+    // The bot's own user too: Slack's users.info knows it (the Chat SDK looks up every mentioned user).
+    users: [...SLACK_USERS, { id: "UNEO", name: "neo", display_name: "Neo", is_bot: true }],
     tiers: SLACK_TIERS,
     channels: o.slackChannels ?? [],
   });
