@@ -6,8 +6,18 @@
  */
 
 import { metrics } from "../../ops/metrics.js";
+import {
+  activeSpan,
+  continuing,
+  hashedConversation,
+  pastSpan,
+  type SpanOptions,
+  traceInstance,
+  traceparentOf,
+} from "../../ops/tracing/spans.js";
 import { type ConversationKey, type Platform, parseConversationKey } from "../keys.js";
 import { log } from "../log.js";
+import type { BookkeepingEntry } from "./log-entry.js";
 import type { InboundMessage } from "./types.js";
 
 const inboundLog = log.child({ component: "inbound" });
@@ -41,13 +51,42 @@ export function recordSubmitted(m: InboundMessage, accepted: boolean): void {
   });
 }
 
-/** A new turn starts on `m`: how long it waited since the adapter received it. */
+/** A new turn starts on `m`: how long it waited since the adapter received it (metric and span). */
 export function recordTurnStart(m: InboundMessage): void {
   metrics.queueWait.observe(Math.max(0, Date.now() - m.receivedAt) / 1000);
+  pastSpan("neo.queue_wait", m.receivedAt);
+}
+
+/** The log entry that opens a turn, with its span's `traceparent` when traces are exported. */
+export function turnStartEntry(from: number, id: string): BookkeepingEntry {
+  const trace = traceparentOf(activeSpan());
+  return { type: "turn-start", from, id, at: Date.now(), ...(trace ? { trace } : {}) };
 }
 
 /** A turn opened by `m` posted its answer (or honest partial): the time since `m` was received. */
 export function recordAnswered(m: InboundMessage): void {
   const platform = parseConversationKey(m.conversation).platform;
   metrics.answerLatency.observe({ platform }, Math.max(0, Date.now() - m.receivedAt) / 1000);
+}
+
+/**
+ * The turn's root span (`invoke_agent`, GenAI conventions): a new turn starts a trace; a resumed one
+ * continues the one its `turn-start` recorded (`trace`), though another instance began it.
+ */
+export function turnSpan(
+  key: ConversationKey,
+  mode: "new" | "resume" | "rerun",
+  trace?: string,
+): SpanOptions {
+  return {
+    parent: continuing(trace),
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "Neo",
+      "neo.platform": parseConversationKey(key).platform,
+      "neo.conversation": hashedConversation(key),
+      "neo.instance": traceInstance(),
+      "neo.turn.mode": mode,
+    },
+  };
 }

@@ -6,19 +6,10 @@
  * the log before the loop moves on.
  */
 
-import {
-  activeSpan,
-  continuing,
-  hashedConversation,
-  inSpan,
-  pastSpan,
-  traceInstance,
-  traceparentOf,
-} from "../../ops/tracing/spans.js";
+import { activeSpan, inSpan } from "../../ops/tracing/spans.js";
 import { isShownAnswer } from "../agent/notes.js";
 import { AnswerShownError } from "../agent/turn.js";
 import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
-import { parseConversationKey } from "../keys.js";
 import { log } from "../log.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
@@ -26,7 +17,7 @@ import { placeOf, RESUME_NOTE, requesterRun, toTurnInput } from "./inbound.js";
 import { LogConflictError, type Snapshot } from "./journal.js";
 import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
-import { recordAnswered, recordTurnStart } from "./observe.js";
+import { recordAnswered, recordTurnStart, turnSpan, turnStartEntry } from "./observe.js";
 import { lostReply } from "./replay.js";
 import { fetchInbox, journalMissing, restore } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
@@ -199,10 +190,7 @@ async function recordLostReply(t: Thread, live: Live, env: ThreadEnv): Promise<v
   live.agent = env.options.newAgent({ ...state, working: [...state.working, ...lost] });
 }
 
-/**
- * A turn in its trace's root span (`invoke_agent`): a new turn starts a trace; a resumed one
- * continues the trace its `turn-start` recorded, though another instance began it.
- */
+/** A turn in its trace's root span; a resumed one continues the trace its `turn-start` recorded. */
 function tracedTurn(
   t: Thread,
   live: Live,
@@ -212,15 +200,7 @@ function tracedTurn(
   mode: "new" | "resume" | "rerun",
   trace?: string,
 ): Promise<void> {
-  const attributes = {
-    "gen_ai.operation.name": "invoke_agent",
-    "gen_ai.agent.name": "Neo",
-    "neo.platform": parseConversationKey(t.key).platform,
-    "neo.conversation": hashedConversation(t.key),
-    "neo.instance": traceInstance(),
-    "neo.turn.mode": mode,
-  };
-  return inSpan("invoke_agent Neo", { parent: continuing(trace), attributes }, () =>
+  return inSpan("invoke_agent Neo", turnSpan(t.key, mode, trace), () =>
     runTurn(t, live, lease, env, opening, mode),
   );
 }
@@ -240,17 +220,9 @@ async function runTurn(
   const starting: LogEntry[] = [];
   const takenBefore = live.taken;
   if (mode === "new") {
-    const traceparent = traceparentOf(activeSpan());
-    starting.push({
-      type: "turn-start",
-      from: live.taken,
-      id: opening.id,
-      at: Date.now(),
-      ...(traceparent ? { trace: traceparent } : {}),
-    });
+    starting.push(turnStartEntry(live.taken, opening.id));
     live.taken++;
     recordTurnStart(opening);
-    pastSpan("neo.queue_wait", opening.receivedAt);
   }
   const io = ioOf(t, env, opening.id);
   const controller = new AbortController();
