@@ -62,7 +62,7 @@ describe.skipIf(!redis.ok)(
         cleanups.push(async () => {
           if (bot.child.exitCode === null) bot.kill("SIGKILL");
         });
-        await bot.waitForLog((l) => l.msg === "neo started", `${instance} start-up`);
+        await bot.waitForLog((l) => l.msg === "neo started", `${instance} start-up`, 45_000);
         return bot;
       };
 
@@ -112,6 +112,6 @@ describe.skipIf(!redis.ok)(
       expect(trace).toEqual(
         expect.arrayContaining(["neo.queue_wait", "invoke_agent Neo", "chat gpt-4o", "neo.post"]),
       );
-    }, 60_000);
+    }, 120_000);
   },
 );
