@@ -100,6 +100,42 @@ describe("rate gate", () => {
     expect(await required).toBe("required");
   });
 
+  it("a call in flight holds its room until its answer: a slow optional call is never overtaken at the limit", async () => {
+    const gate = createRateGate();
+    const rule = { limit: 1, windowMs: 20 };
+    const events: string[] = [];
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A status post goes with the room free, and takes a while to reach Slack and come back.
+    const status = gate.run({
+      key: "k",
+      method: "chat.postMessage",
+      rule,
+      optional: true,
+      call: async () => {
+        events.push("status sent");
+        await slow;
+        events.push("status answered");
+      },
+    });
+    // The answer right behind it waits for the status's answer (Slack may count the status late), not
+    // for its start plus a window.
+    const answer = gate.run({
+      key: "k",
+      method: "chat.postMessage",
+      rule,
+      call: async () => {
+        events.push("answer sent");
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 4 * rule.windowMs));
+    release();
+    await Promise.all([status, answer]);
+    expect(events).toEqual(["status sent", "status answered", "answer sent"]);
+  });
+
   it("reserved room its holder never uses lapses: the key is not shrunk for good", async () => {
     const gate = createRateGate({ reservationTtlMs: 30 });
     const rule = { limit: 1, windowMs: 60_000 };

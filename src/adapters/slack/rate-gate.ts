@@ -1,7 +1,8 @@
 /**
  * The one place Slack calls wait for room. Every Web API call Neo makes goes through a gate keyed by
- * method and scope (workspace or channel), and no key ever exceeds its rule in any window (calls
- * are counted from each answer, so latency cannot squeeze them together). Three kinds of call:
+ * method and scope (workspace or channel), and no key ever exceeds its rule in any window (a call
+ * holds its room while in flight and is counted from its answer, so latency cannot squeeze calls
+ * together, nor a call that goes at once, optional or reserved, be overtaken). Three kinds of call:
  * - required (an answer, a lookup): queued per key in order, waiting for room; a 429 blocks the key
  *   for its `Retry-After` and the call runs again — nothing is dropped and nobody else sleeps;
  * - reserved: room taken earlier with `reserve` (a posted draft holds the room for the edit that
@@ -21,6 +22,7 @@ import { metrics } from "../../ops/metrics.js";
 import {
   type Held,
   type KeyState,
+  landed,
   type RateRule,
   roomNow,
   type Slot,
@@ -148,9 +150,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       log.warn({ key: c.key, retryAfterMs: after }, "slack 429: waiting it out");
       return { ok: false, err };
     } finally {
-      // Count the call from when its answer came back: Slack saw it no later than that, so a later
-      // call can never land inside this one's window, whatever the latency.
-      slot.at = Date.now();
+      landed(s, slot);
     }
   };
 

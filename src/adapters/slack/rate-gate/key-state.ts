@@ -15,7 +15,10 @@ export interface Held {
   expiresAt: number;
 }
 
-/** One call counted in a key's window: from its start until its answer, then from its answer. */
+/**
+ * One call counted in a key's window: for as long as it is in flight (`at` is +Infinity: when Slack
+ * counts it is not known yet, so it frees nothing), then from its answer.
+ */
 export interface Slot {
   at: number;
 }
@@ -71,11 +74,20 @@ export function isIdle(s: KeyState, now: number): boolean {
   return roomNow(s, now) && s.sent.length === 0 && s.reserved.size === 0;
 }
 
-/** Count one call in the window, from now. */
+/** Count one call in the window, in flight until `landed`. */
 export function take(s: KeyState): Slot {
-  const slot = { at: Date.now() };
+  const slot = { at: Number.POSITIVE_INFINITY };
   s.sent.push(slot);
   return slot;
+}
+
+/**
+ * The call's answer came back: it counts from now (Slack saw it no later than that, so a later call
+ * can never land inside its window, whatever the latency), and calls waiting for room look again.
+ */
+export function landed(s: KeyState, slot: Slot): void {
+  slot.at = Date.now();
+  wakeAll(s);
 }
 
 /** Room was given back: calls waiting for it look again. */
@@ -84,14 +96,13 @@ export function wakeAll(s: KeyState): void {
 }
 
 /**
- * Until a 429's block ends, else until the oldest call leaves the window or a reservation lapses;
- * or until reserved room is given back.
+ * Until a 429's block ends, else until the oldest answered call leaves the window or a reservation
+ * lapses; or until a call in flight is answered or reserved room is given back (`wakeAll`).
  */
 export function waitForRoom(s: KeyState, now: number): Promise<void> {
-  const frees = Math.min(
-    s.sent[0] ? s.sent[0].at + s.windowMs + 1 : Number.POSITIVE_INFINITY,
-    ...[...s.reserved].map((h) => h.expiresAt),
-  );
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const x of s.sent) if (x.at < oldest) oldest = x.at;
+  const frees = Math.min(oldest + s.windowMs + 1, ...[...s.reserved].map((h) => h.expiresAt));
   const until = s.blockedUntil > now ? s.blockedUntil : frees;
   return new Promise<void>((resolve) => {
     const done = () => {
@@ -99,7 +110,8 @@ export function waitForRoom(s: KeyState, now: number): Promise<void> {
       s.wake = s.wake.filter((w) => w !== done);
       resolve();
     };
-    // Nothing sent and no reservation that lapses: only a give-back frees room (no timer needed).
+    // Nothing answered in the window and no reservation that lapses: only an answer or a give-back
+    // frees room (no timer needed).
     const timer = Number.isFinite(until) ? setTimeout(done, Math.max(0, until - now)) : undefined;
     s.wake.push(done);
   });
