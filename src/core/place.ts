@@ -15,15 +15,31 @@ export const placeSchema = z.object({
   kind: placeKind,
   /** The Slack team or Discord guild (`@me` for a Discord DM, `local` for the console). */
   workspace: z.string().min(1),
+  /**
+   * The kind was not known when the message came (its lookup had not come back): the turn reads
+   * as `kind` (`public`, shown the least) and what it teaches is kept as `private` (`learnedIn`).
+   */
+  guessed: z.literal(true).optional(),
 });
 export type Place = z.infer<typeof placeSchema>;
 
 /** Where something was learned, as kept on a record. `everywhere`: the user widened it. */
-export const provenanceSchema = placeSchema.extend({ everywhere: z.boolean().optional() });
+export const provenanceSchema = placeSchema
+  .omit({ guessed: true })
+  .extend({ everywhere: z.boolean().optional() });
 export type Provenance = z.infer<typeof provenanceSchema>;
 
 /** The console: one person at a terminal, like a DM. */
 export const CONSOLE_PLACE: Place = { kind: "dm", workspace: "local" };
+
+/**
+ * The place what a turn at `here` teaches is kept as learned in. A guessed place reads as `public`
+ * but may be a private channel: its records are kept as `private`, so they are never shown in a
+ * public channel (wider than true would leak; narrower only shows less).
+ */
+export function learnedIn(here: Place): Place {
+  return here.guessed ? { kind: "private", workspace: here.workspace } : here;
+}
 
 /**
  * True when a record learned at `learned` may be shown in a turn at `here`. A record without

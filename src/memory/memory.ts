@@ -14,7 +14,7 @@ import {
   type MemoryPort,
   type WriteBackJob,
 } from "../core/memory-port.js";
-import { type Place, visibleIn } from "../core/place.js";
+import { learnedIn, type Place, visibleIn } from "../core/place.js";
 import type { ToolCallContext, ToolResult } from "../core/tools/types.js";
 import { type Store, StoreUnavailableError } from "../store/types.js";
 import { createPager, type Pager } from "./cortex/pager.js";
@@ -137,7 +137,8 @@ export function createMemory(opts: MemoryOptions): Memory {
   }
 
   function writeBack(at: WriteBackJob): void {
-    const job = { ...at, user: cortexOwner(at.user) };
+    // What a turn in a guessed place teaches is kept as learned in a private one (`learnedIn`).
+    const job = { ...at, user: cortexOwner(at.user), place: learnedIn(at.place) };
     const exchange = lastExchange(job.transcript, job.user);
     if (exchange) {
       const p = pager

@@ -2,9 +2,10 @@
  * Redis round trips on the way from a Slack event to the model call (issue 20: at most 3), counted on
  * the wire by the bench's pass-through (`bench/system/redis-wire.ts`: one chunk the client writes
  * without waiting = one round trip). The real Bolt app, conversations layer, memory, loop and openai
- * SDK against the scripted endpoint, over a real Redis. A first mention warms what a busy instance
- * holds (the user's memory view, the channel's kind); the measured one is a new conversation in
- * another channel, by someone else, and its round trips are the chunks that name its channel or user.
+ * SDK against the scripted endpoint, over a real Redis. First mentions warm what a busy instance
+ * holds (the user's memory view) and what the store keeps of the channel (its kind: a never-seen
+ * channel's is looked up in the background, not on the answer's path); the measured one is a new
+ * conversation by someone else, and its round trips are the chunks that name its channel or user.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { now } from "../../bench/system/ledger.js";
@@ -67,6 +68,9 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     };
 
     await answerAndLearn(mention("C0WARM", "UANN", "first question"), "First answer.");
+    // The measured channel's kind is known as on any instance that served it before (the store's
+    // directory, places.ts): the measured message is a new conversation there.
+    await answerAndLearn(mention("C0MEASURE", "UANN", "a question there"), "Answered there.");
     // Bob has memory too (his view is cached like any active user's).
     await answerAndLearn(mention("C0WARM", "UBOB", "hello"), "Hello Bob.");
     const { sent, arrived } = await answerAndLearn(

@@ -63,6 +63,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const workspaces = createSlackWorkspaces({
     client: app.client,
     rules: { ...SLACK_RATE_RULES, ...o.rateRules },
+    store: o.store,
     bot: installations ? (teamId) => installations.bot(teamId) : () => singleBot(),
   });
 
@@ -116,6 +117,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     stop: async () => {
       connected = false;
       await app.stop();
+      workspaces.stop();
       // Calls still queued behind Slack's tiers (status removals run after their answers) get a
       // bounded wait, so a restart does not leave status lines behind; what is left is said.
       let timer: NodeJS.Timeout | undefined;

@@ -114,10 +114,12 @@ export function registerAssistant(app: { assistant(a: Assistant): unknown }, dep
         const m = messageSchema.parse(event);
         const state = (await store.get<ThreadState>(stateKey(team, m.channel, m.thread_ts))) ?? {};
         const viewing = state.viewing
-          ? `#${await workspaces
-              .channels(team)
-              .name(state.viewing)
-              .catch(() => state.viewing)}`
+          ? `#${
+              (await workspaces
+                .channels(team)
+                .name(state.viewing)
+                .catch(() => undefined)) ?? state.viewing
+            }`
           : undefined;
         const text =
           typeof (event as { text?: unknown }).text === "string" ? (event as { text: string }).text : "";

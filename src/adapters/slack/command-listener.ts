@@ -135,9 +135,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       channel,
       thread: ts,
     });
-    const [who, kind] = await Promise.all([
-      deps.workspaces.users(command.team_id).get(command.user_id),
-      deps.workspaces.places(command.team_id).kind(channel),
+    // Neither waits for room: a name not known yet is the command's `user_name`, an unknown kind guessed.
+    const [name, place] = await Promise.all([
+      deps.workspaces.users(command.team_id).name(command.user_id),
+      deps.workspaces.channels(command.team_id).place(channel),
     ]);
     const io: ConversationIO = {
       reporter: createSlackReporter({
@@ -155,10 +156,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       {
         id: `${command.team_id}/${channel}/${ts}`,
         conversation,
-        speaker: { userKey: caller, displayName: who.displayName },
+        speaker: { userKey: caller, displayName: name ?? (command.user_name || command.user_id) },
         text,
         shared: !channel.startsWith("D"),
-        place: { kind, workspace: command.team_id },
+        place,
         receivedAt: Date.now(),
       },
       io,

@@ -110,14 +110,25 @@ async function contextFor(
     .sort((a, b) => comparePositions(a.ts, b.ts))
     .slice(-EARLIER_MESSAGES);
   const lines: string[] = [];
+  const names = namesIn(deps.workspaces, me.teamId);
   for (const m of unseen) {
-    const who = await deps.workspaces.users(me.teamId).get(m.user!);
-    lines.push(
-      `${who.displayName}: ${await renderSlackContent(m, namesIn(deps.workspaces, me.teamId), me.botUserId)}`,
-    );
+    const who = (await names.user(m.user!).catch(() => "")) || m.user!;
+    lines.push(`${who}: ${await renderSlackContent(m, names, me.botUserId)}`);
   }
   const kept = boundEarlier(lines);
   return kept.length ? { lines: kept, read: true } : { read: true };
+}
+
+/** The speaker's name as Neo knows it; the id while it does not (a failed read is logged, not fatal). */
+function speakerName(user: string, me: SlackIdentity, deps: InboundDeps): Promise<string> {
+  return deps.workspaces
+    .users(me.teamId)
+    .name(user)
+    .then((name) => name ?? user)
+    .catch((err: unknown) => {
+      slog.warn({ err, user }, "speaker's name not read; speaking name is the user id");
+      return user;
+    });
 }
 
 /** More a caller knows about a message than its event says (the assistant panel, `assistant.ts`). */
@@ -192,15 +203,20 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
     extra: InboundExtra,
   ): Promise<void> => {
     const speakerKey = userKey({ platform: "slack", workspace: me.teamId, user: d.user });
-    // One round trip reads everything that decides whether the message is taken. How far the
+    // One round trip reads everything that decides whether the message is taken, and beside it what
+    // Neo knows of the speaker, the place and the names in the text (store reads, never a lookup:
+    // what is not known yet is asked of Slack in the background, for the next message). How far the
     // transcript reaches into this thread (anything there means Neo answers in it) is not needed
     // for a top-level channel message: it opens its own thread.
-    const [reach, settings, allowed] = await Promise.all([
+    const [reach, settings, allowed, who, place, text] = await Promise.all([
       d.shared && !d.inThread ? NO_REACH : deps.conversations.threadReach(d.conversation),
       d.shared
         ? deps.channels.get(channelKey({ platform: "slack", workspace: me.teamId, channel: d.channel }))
         : undefined,
       deps.access.isAllowed(speakerKey),
+      d.authorName ?? speakerName(d.user, me, deps),
+      deps.workspaces.channels(me.teamId).place(d.channel, d.channelType),
+      renderSlackContent(d.content, namesIn(deps.workspaces, me.teamId), me.botUserId),
     ]);
     const seen = reach.seen;
     if (reach.covered !== undefined && comparePositions(d.ts, reach.covered) < 0) {
@@ -223,33 +239,23 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
       slog.debug({ eventId, user: speakerKey }, "ignored: user is not allowed to use Neo");
       return;
     }
-    // Name and thread context enrich the message; failing to get them must not lose it (logged).
-    const [who, earlier, kind] = await Promise.all([
-      deps.workspaces
-        .users(me.teamId)
-        .get(d.user)
-        .catch((err: unknown) => {
-          slog.warn({ err, user: d.user }, "users.info failed; speaking name is the user id");
-          return { displayName: d.user };
-        }),
-      contextFor(d, me, deps, seen).catch((err: unknown) => {
-        slog.warn(
-          { err, channel: d.channel },
-          "conversations.replies failed; no thread context for this message",
-        );
-        const none: Earlier = { read: false };
-        return none;
-      }),
-      deps.workspaces.places(me.teamId).kind(d.channel, d.channelType),
-    ]);
+    // Earlier thread messages enrich the message; failing to get them must not lose it (logged).
+    const earlier = await contextFor(d, me, deps, seen).catch((err: unknown) => {
+      slog.warn(
+        { err, channel: d.channel },
+        "conversations.replies failed; no thread context for this message",
+      );
+      const none: Earlier = { read: false };
+      return none;
+    });
     const msg: InboundMessage = {
       id: d.id,
       conversation: d.conversation,
-      speaker: { userKey: speakerKey, displayName: who.displayName },
-      text: await renderSlackContent(d.content, namesIn(deps.workspaces, me.teamId), me.botUserId),
+      speaker: { userKey: speakerKey, displayName: who },
+      text,
       ...(d.files.length ? { files: d.files } : {}),
       shared: d.shared,
-      place: { kind, workspace: me.teamId },
+      place,
       ...(earlier.lines ? { context: earlier.lines } : {}),
       position: d.ts,
       ...(earlier.read ? { through: d.ts } : {}),

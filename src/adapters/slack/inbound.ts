@@ -20,6 +20,14 @@ export const slackMessageEventSchema = z.object({
   subtype: z.string().optional(),
   bot_id: z.string().optional(),
   channel_type: z.string().optional(),
+  // Who wrote it, as `app_mention` events may carry it (@slack/types AppMentionEvent.user_profile).
+  user_profile: z
+    .object({
+      display_name: z.string().nullish(),
+      real_name: z.string().nullish(),
+      name: z.string().nullish(),
+    })
+    .optional(),
   edited: z.unknown().optional(),
   files: z.array(slackFileSchema).optional(),
   // Read item by item when rendered (readable.ts), so one odd attachment never hides the message.
@@ -50,6 +58,8 @@ export type InboundDecision =
       shared: boolean;
       /** The event's `channel_type`, when it carried one (message events do; app_mention does not). */
       channelType: string | undefined;
+      /** The author's name as the event gave it (`user_profile`), when it did. */
+      authorName: string | undefined;
       /** Delivered as `app_mention`, or its text mentions Neo. A channel message without one is
        * answered in Neo's threads, elsewhere only where the channel's settings say so (`channelGate`). */
       mentioned: boolean;
@@ -121,6 +131,8 @@ export function decideInbound(raw: unknown, me: SlackIdentity, policy = NO_BOTS)
     files,
     shared: !isDm,
     channelType: e.channel_type,
+    authorName:
+      e.user_profile?.display_name || e.user_profile?.real_name || e.user_profile?.name || undefined,
     // The channel-message copy of a mention (`message.channels` sends both) counts as one too.
     mentioned: e.type === "app_mention" || mentionsNeo(e.text ?? "", me.botUserId),
   };

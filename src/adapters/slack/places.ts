@@ -1,16 +1,22 @@
 /**
- * What kind of place a Slack conversation is, for memory (DESIGN.md, Memory scopes). Message events
- * say it in `channel_type` (`im`, `mpim`, `group`, `channel`); `app_mention` and slash commands do
- * not, so `conversations.info` is asked (`is_im`, `is_mpim`, `is_private`) and the answer kept a
- * while per channel. A channel made private or public is seen again once the entry expires. A failed
- * lookup is kept too, for a minute: the id's reading (the narrowest place it can be) holds meanwhile,
- * instead of every message of a busy channel spending a Tier 3 call on a lookup that fails.
+ * What Neo knows of a Slack workspace's channels: the kind of place each is, for memory (DESIGN.md,
+ * Memory scopes), and its name, for what the model reads. First from the event when it says so
+ * (a message's `channel_type`: `im`, `mpim`, `group`, `channel`; `app_mention` and slash commands
+ * carry none), then from the store (directory.ts: shared by every instance, kept across restarts,
+ * learned from `conversations.info` and from change events), never by waiting for room.
+ *
+ * A channel whose kind is not known yet is read as `public`, the place shown the least memory, and
+ * marked `guessed`: what its turn teaches is kept as learned in a `private` place (core/place.ts,
+ * `learnedIn`), so a channel that turns out private never has its words shown in public ones.
+ * Wider than true would leak; narrower only shows less. For the same reason news that narrows a
+ * channel (made private) is taken even when it arrives after a later lookup.
  */
-
-import { log } from "../../core/log.js";
-import type { PlaceKind } from "../../core/place.js";
+import { channelKey } from "../../core/keys.js";
+import type { Place, PlaceKind } from "../../core/place.js";
+import type { Store } from "../../store/types.js";
+import { createDirectory, type DirectoryEntry, newerWins } from "./directory.js";
 import type { ChannelInfo } from "./outbound/lookups.js";
-import type { SlackOutbound } from "./outbound.js";
+import type { RateRule } from "./rate-gate/key-state.js";
 
 /** `channel_type` of message events (https://api.slack.com/events/message). */
 export function kindOfChannelType(channelType: string | undefined): PlaceKind | undefined {
@@ -33,45 +39,93 @@ export function kindOfInfo(c: ChannelInfo): PlaceKind {
 }
 
 /**
- * When `conversations.info` cannot be asked: the id's prefix (`D` DM, `G` legacy private group),
- * else public, the place that is shown the least memory.
+ * What an id alone says: `D…` is a DM, `G…` a private channel or group DM from before March 2021
+ * (https://api.slack.com/events/member_joined_channel); `C…` may be either, public or private.
  */
-export function kindOfId(channel: string): PlaceKind {
+export function kindOfId(channel: string): PlaceKind | undefined {
   if (channel.startsWith("D")) return "dm";
-  return channel.startsWith("G") ? "private" : "public";
+  return channel.startsWith("G") ? "private" : undefined;
 }
 
-export interface SlackPlaces {
-  /** The kind of `channel`; `channelType` from the event when it carried one. */
-  kind(channel: string, channelType?: string): Promise<PlaceKind>;
+/** What is kept of a channel. */
+export interface ChannelFacts {
+  kind: PlaceKind;
+  /** Without `#`; a DM's is its id. */
+  name: string;
 }
 
-const plog = log.child({ component: "slack" });
+const AUDIENCE: Record<PlaceKind, number> = { dm: 0, private: 1, public: 2 };
 
-/** How long a failed `conversations.info` answer (the id's reading) is kept. */
-export const FAILED_LOOKUP_TTL_MS = 60_000;
+/** Later news wins; older news is still taken when it narrows the place (made private). */
+export function mergeChannel(
+  current: DirectoryEntry<ChannelFacts> | undefined,
+  value: Partial<ChannelFacts>,
+  at: number,
+): DirectoryEntry<ChannelFacts> | undefined {
+  const newer = newerWins(current, value, at);
+  if (newer || !current || !value.kind) return newer;
+  const was = current.value.kind;
+  if (was !== undefined && AUDIENCE[value.kind] >= AUDIENCE[was]) return undefined;
+  return { value: { ...current.value, kind: value.kind }, at: current.at };
+}
 
-export function createSlackPlaces(out: SlackOutbound, ttlMs = 5 * 60_000, max = 5000): SlackPlaces {
-  const cache = new Map<string, { kind: PlaceKind; until: number }>();
-  const keep = (channel: string, kind: PlaceKind, forMs: number): PlaceKind => {
-    cache.delete(channel);
-    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-    cache.set(channel, { kind, until: Date.now() + forMs });
-    return kind;
-  };
-  return {
-    async kind(channel, channelType) {
-      const told = kindOfChannelType(channelType);
-      if (told) return told;
-      const hit = cache.get(channel);
-      if (hit && Date.now() < hit.until) return hit.kind;
-      try {
-        return keep(channel, kindOfInfo(await out.channelInfo(channel)), ttlMs);
-      } catch (err) {
-        const kind = kindOfId(channel);
-        plog.warn({ err, channel, kind }, "conversations.info failed; the place kind is read from the id");
-        return keep(channel, kind, Math.min(ttlMs, FAILED_LOOKUP_TTL_MS));
-      }
+export interface SlackChannels {
+  /**
+   * The place `channel` is; `channelType` from the event when it carried one. Never waits for room:
+   * an unknown kind is `public`, `guessed`, and asked of Slack for the next turn.
+   */
+  place(channel: string, channelType?: string): Promise<Place>;
+  /**
+   * The channel's name: kept, else asked of Slack if `conversations.info` has room this instant,
+   * else undefined (asked in the background, for next time). Never waits for room.
+   */
+  name(channel: string): Promise<string | undefined>;
+  /** What an event said of the channel at `at` (ms). */
+  learn(channel: string, facts: Partial<ChannelFacts>, at: number): Promise<void>;
+  /** Look the channel up in the background (Neo joined it). */
+  refresh(channel: string): void;
+  /** The channel is gone (deleted). */
+  forget(channel: string): Promise<void>;
+  stop(): void;
+}
+
+/** An entry older than this is used and asked again in the background. */
+export const CHANNEL_STALE_MS = 60 * 60_000;
+/** How long an entry is kept without being learned again. */
+const CHANNEL_TTL_MS = 7 * 24 * 60 * 60_000;
+
+export function createSlackChannels(o: {
+  store: Store;
+  team: string;
+  rule: RateRule;
+  channelInfo(channel: string, opts: { optional: boolean }): Promise<ChannelInfo | undefined>;
+}): SlackChannels {
+  const dir = createDirectory<ChannelFacts>({
+    store: o.store,
+    key: (channel) => `directory:channel:${channelKey({ platform: "slack", workspace: o.team, channel })}`,
+    fetch: async (channel, optional) => {
+      const info = await o.channelInfo(channel, { optional });
+      return info && { kind: kindOfInfo(info), name: info.name };
     },
+    merge: mergeChannel,
+    complete: (v) => v.kind !== undefined && v.name !== undefined,
+    retryMs: Math.ceil(o.rule.windowMs / o.rule.limit),
+    staleMs: CHANNEL_STALE_MS,
+    ttlMs: CHANNEL_TTL_MS,
+    method: "conversations.info",
+  });
+  return {
+    async place(channel, channelType) {
+      const kind =
+        kindOfChannelType(channelType) ??
+        kindOfId(channel) ??
+        (await dir.now(channel, (v) => v.kind !== undefined))?.kind;
+      return kind ? { kind, workspace: o.team } : { kind: "public", workspace: o.team, guessed: true };
+    },
+    name: async (channel) => (await dir.now(channel, (v) => v.name !== undefined, true))?.name,
+    learn: (channel, facts, at) => dir.learn(channel, facts, at),
+    refresh: dir.refresh,
+    forget: dir.forget,
+    stop: dir.stop,
   };
 }

@@ -3,8 +3,9 @@
  * `#general`, `<!here>` a word, `<!date^…>` ISO text, links `label (url)`; files Neo does not read
  * (earlier thread messages', a shared message's: the message's own go to `core/files`) are described by
  * name, type and size, and shared/forwarded messages are included with who wrote them and where.
- * Names come from `users.info` / `conversations.info` (cached, rate-gated); a failed lookup falls
- * back to the label Slack sent, else the id, so a message is never lost to a lookup.
+ * Names come from what Neo keeps of the workspace (users.ts, places.ts: never waiting for room); a
+ * name not known yet (asked of Slack for next time) or a failed lookup falls back to the label
+ * Slack sent, else the id, so a message is never lost to, or held up by, a lookup.
  */
 import { z } from "zod";
 import { attachedLine, isoOf } from "../../core/readable-text.js";
@@ -16,11 +17,11 @@ export interface SlackNames {
   channel(id: string): Promise<string>;
 }
 
-/** Names from a workspace's cached `users.info` and `conversations.info`. */
+/** Names as a workspace's directory knows them now ("" when not known yet). */
 export function namesIn(workspaces: SlackWorkspaces, teamId: string): SlackNames {
   return {
-    user: async (id) => (await workspaces.users(teamId).get(id)).displayName,
-    channel: (id) => workspaces.channels(teamId).name(id),
+    user: async (id) => (await workspaces.users(teamId).name(id)) ?? "",
+    channel: async (id) => (await workspaces.channels(teamId).name(id)) ?? "",
   };
 }
 

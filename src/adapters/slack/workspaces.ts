@@ -5,11 +5,12 @@
  * workspace it came from, so each workspace is answered with its own token.
  */
 import type { webApi } from "@slack/bolt";
+import type { Store } from "../../store/types.js";
 import type { SlackRateRules } from "./outbound/rules.js";
 import { createSlackOutbound, type SlackOutbound } from "./outbound.js";
-import { createSlackPlaces, type SlackPlaces } from "./places.js";
+import { createSlackChannels, type SlackChannels } from "./places.js";
 import { createRateGate, type RateGate } from "./rate-gate.js";
-import { createSlackChannels, createSlackUsers, type SlackChannels, type SlackUsers } from "./users.js";
+import { createSlackUsers, type SlackUsers } from "./users.js";
 
 /** Who Neo is in a workspace: the team, its bot user and bot ids. */
 export interface SlackIdentity {
@@ -31,14 +32,14 @@ export interface SlackWorkspaces {
   token(teamId: string): Promise<string>;
   /** Web API calls in `teamId`, with its token (looked up when a call leaves the queue). */
   out(teamId: string): SlackOutbound;
-  /** Display names and admin flags of `teamId`'s users. */
+  /** Display names and admin flags of `teamId`'s users (kept in the store). */
   users(teamId: string): SlackUsers;
-  /** Names of `teamId`'s channels. */
+  /** What `teamId`'s channels are: DM, private or public (memory scopes), and their names. */
   channels(teamId: string): SlackChannels;
-  /** Whether `teamId`'s conversations are DMs, private or public (memory scopes). */
-  places(teamId: string): SlackPlaces;
-  /** Drop what is kept of a workspace (after it uninstalled Neo). */
+  /** Drop what is kept of a workspace in memory (after it uninstalled Neo). */
   forget(teamId: string): void;
+  /** Stop every workspace's background lookups (shutdown). */
+  stop(): void;
   /** Every workspace's calls queue here (shutdown waits for them). */
   gate: RateGate;
 }
@@ -53,15 +54,14 @@ const BOT_TTL_MS = 60_000;
 export function createSlackWorkspaces(o: {
   client: webApi.WebClient;
   rules: SlackRateRules;
+  /** Where what is known of channels and users is kept, for every instance. */
+  store: Store;
   /** The bot of `teamId`, or undefined when Neo is not installed there. */
   bot: (teamId: string) => Promise<WorkspaceBot | undefined>;
 }): SlackWorkspaces {
   const gate = createRateGate();
   const bots = new Map<string, { bot: WorkspaceBot; at: number }>();
-  const outs = new Map<
-    string,
-    { out: SlackOutbound; users: SlackUsers; channels: SlackChannels; places: SlackPlaces }
-  >();
+  const outs = new Map<string, { out: SlackOutbound; users: SlackUsers; channels: SlackChannels }>();
 
   const botOf = async (teamId: string): Promise<WorkspaceBot | undefined> => {
     const hit = bots.get(teamId);
@@ -89,9 +89,18 @@ export function createSlackWorkspaces(o: {
       });
       hit = {
         out,
-        users: createSlackUsers(out),
-        channels: createSlackChannels(out),
-        places: createSlackPlaces(out),
+        users: createSlackUsers({
+          store: o.store,
+          team: teamId,
+          rule: o.rules.usersInfo,
+          usersInfo: (user, opts) => out.usersInfo(user, opts),
+        }),
+        channels: createSlackChannels({
+          store: o.store,
+          team: teamId,
+          rule: o.rules.conversationsInfo,
+          channelInfo: (channel, opts) => out.channelInfo(channel, opts),
+        }),
       };
       outs.set(teamId, hit);
     }
@@ -104,10 +113,18 @@ export function createSlackWorkspaces(o: {
     out: (teamId) => calls(teamId).out,
     users: (teamId) => calls(teamId).users,
     channels: (teamId) => calls(teamId).channels,
-    places: (teamId) => calls(teamId).places,
     forget: (teamId) => {
       bots.delete(teamId);
+      const hit = outs.get(teamId);
+      hit?.users.stop();
+      hit?.channels.stop();
       outs.delete(teamId);
+    },
+    stop: () => {
+      for (const hit of outs.values()) {
+        hit.users.stop();
+        hit.channels.stop();
+      }
     },
     gate,
   };

@@ -167,6 +167,8 @@ export interface FakeSlack {
   removeMessages(channel: string, drop: (m: FakeMessage) => boolean): void;
   /** Revoke a workspace's bot token (as an uninstall does): calls with it get `invalid_auth`. */
   revoke(teamId: string): void;
+  /** Add or change a channel (renamed, made private): what `conversations.info` answers from now on. */
+  setChannel(c: FakeChannel): void;
   /** Answer the next `times` calls to `method` with 429 + Retry-After. */
   inject429(method: string, times: number, retryAfterSec?: number): void;
   /**
@@ -753,6 +755,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const full: FakeMessage = { ...m, ts: m.ts ?? nextTs() };
       channelMessages(m.channel).push(full);
       return full;
+    },
+    setChannel: (c) => {
+      channels.set(c.id, c);
     },
     revoke: (team) => {
       for (const i of installs) if (i.teamId === team) revoked.add(i.token);

@@ -103,8 +103,11 @@ export interface HarnessOptions {
   draftPace?: Partial<DraftPace>;
   /** The assistant panel's greeting and prompts (default TEST_ASSISTANT). */
   assistant?: AssistantSettings;
-  /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
-  redis?: { url: string; prefix: string };
+  /**
+   * A Redis store under this key prefix instead of a file store (keys deleted on close, unless
+   * `keep`: a later harness on the same prefix is then a restart, or a second instance).
+   */
+  redis?: { url: string; prefix: string; keep?: boolean };
   /** Another harness's fake Slack (a restart of Neo against the same workspace); left open on close. */
   reuseFake?: FakeSlack;
   /** What the conversations layer writes through (e.g. `crash-store.ts`: a process that dies at a write). */
@@ -360,7 +363,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       await conversations.shutdown(1000);
       await memory?.drained();
       await custom?.close();
-      if (o.redis) for (const k of await store.keys("")) await store.delete(k);
+      if (o.redis && !o.redis.keep) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
       if (!o.reuseFake) await fake.close();
       await ep.close();

@@ -1,7 +1,7 @@
 /**
  * Every Bolt listener the adapter has, registered in the order that matters: inbound first (its
- * middleware dedupes events), then the assistant panel, clicks, commands and, in OAuth mode,
- * uninstalls.
+ * middleware dedupes events), then what keeps channels and users known, the assistant panel, clicks,
+ * commands and, in OAuth mode, uninstalls.
  */
 import type { App } from "@slack/bolt";
 import { registerApprovalActions } from "../approval-listener.js";
@@ -9,6 +9,7 @@ import { APPROVE_ACTION, REJECT_ACTION } from "../approvals.js";
 import { registerAssistant } from "../assistant.js";
 import type { AssistantThreads } from "../assistant-threads.js";
 import { CONFIRM_ACTION, registerCommands } from "../command-listener.js";
+import { registerDirectoryEvents } from "../directory-listener.js";
 import type { DraftPace } from "../draft/pacer.js";
 import { registerInbound } from "../inbound-listener.js";
 import type { SlackInstallations } from "../installations.js";
@@ -39,6 +40,8 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
     channels: o.commands.channels,
     threadIo: ios.ioIn,
   });
+  // Change events (and every message's channel_type) keep what is known of channels and users current.
+  registerDirectoryEvents(app, workspaces);
   // After the inbound middleware (event dedupe): assistant-thread messages then take the inbound path.
   registerAssistant(app, {
     store: o.store,

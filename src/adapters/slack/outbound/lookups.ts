@@ -1,5 +1,5 @@
 /** What Neo reads back from Slack: who a user is, who may read a channel, a thread's or channel's messages. */
-import type { OutboundContext } from "./context.js";
+import type { CallOptions, OutboundContext } from "./context.js";
 import type { MessageMetadata } from "./messages.js";
 
 export interface UserInfo {
@@ -7,6 +7,26 @@ export interface UserInfo {
   displayName: string;
   isAdmin: boolean;
   isBot: boolean;
+}
+
+/** The user object `users.info` and `user_change` carry (https://api.slack.com/types/user). */
+export interface SlackUserObject {
+  name?: string;
+  real_name?: string;
+  profile?: { display_name?: string; real_name?: string };
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_bot?: boolean;
+}
+
+export function userInfoOf(id: string, u: SlackUserObject | undefined): UserInfo {
+  return {
+    id,
+    displayName: u?.profile?.display_name || u?.real_name || u?.profile?.real_name || u?.name || id,
+    isAdmin: Boolean(u?.is_admin || u?.is_owner || u?.is_primary_owner),
+    isBot: Boolean(u?.is_bot),
+  };
 }
 
 /** What `conversations.info` says about who can read a conversation. */
@@ -32,9 +52,13 @@ export interface ReplyMessage {
 }
 
 export interface SlackLookups {
-  usersInfo(user: string): Promise<UserInfo>;
-  /** What `conversations.info` says of a channel: its name (a DM's is its id) and who may read it. */
-  channelInfo(channel: string): Promise<ChannelInfo>;
+  /** What `users.info` says of a user; undefined when the call was dropped (`optional`: no room now). */
+  usersInfo(user: string, opts?: CallOptions): Promise<UserInfo | undefined>;
+  /**
+   * What `conversations.info` says of a channel: its name (a DM's is its id) and who may read it;
+   * undefined when the call was dropped (`optional`: no room now).
+   */
+  channelInfo(channel: string, opts?: CallOptions): Promise<ChannelInfo | undefined>;
   /**
    * A thread's messages, oldest first (all pages, at most REPLIES_PAGES); with `oldest`, only those
    * after it (Slack's `oldest`, exclusive) and the thread's parent. Metadata included.
@@ -46,24 +70,24 @@ export interface SlackLookups {
 
 export function createLookups({ client, rules, token, gated }: OutboundContext): SlackLookups {
   return {
-    usersInfo: async (user) => {
-      const res = await gated("users.info", rules.usersInfo, async () =>
-        client.users.info({ user, token: await token() }),
+    usersInfo: async (user, opts) => {
+      const res = await gated(
+        "users.info",
+        rules.usersInfo,
+        async () => client.users.info({ user, token: await token() }),
+        opts,
       );
-      const u = res?.user;
-      const displayName = u?.profile?.display_name || u?.real_name || u?.name || user;
-      return {
-        id: user,
-        displayName,
-        isAdmin: Boolean(u?.is_admin || u?.is_owner || u?.is_primary_owner),
-        isBot: Boolean(u?.is_bot),
-      };
+      return res && userInfoOf(user, res.user);
     },
-    channelInfo: async (channel) => {
-      const res = await gated("conversations.info", rules.conversationsInfo, async () =>
-        client.conversations.info({ channel, token: await token() }),
+    channelInfo: async (channel, opts) => {
+      const res = await gated(
+        "conversations.info",
+        rules.conversationsInfo,
+        async () => client.conversations.info({ channel, token: await token() }),
+        opts,
       );
-      const c = res?.channel;
+      if (!res) return undefined;
+      const c = res.channel;
       return {
         name: c?.name ?? channel,
         isIm: Boolean(c?.is_im),
