@@ -13,7 +13,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
-import { envelope, FAST_RATES, type Harness, mention, startHarness, until } from "./support/harness.js";
+import { envelope, type Harness, mention, startHarness, until } from "./support/harness.js";
 
 const redis = await probeRedis();
 
