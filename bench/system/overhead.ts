@@ -38,6 +38,8 @@ export interface OverheadRun {
   toAll: PerApp<number[]>;
   /** CPU (user + system) of each app's process over the whole part, per answered message (ms). */
   cpuPerMessage: PerApp<number>;
+  /** Neo's model requests during the part by purpose (turn, writeback, …), per answered message. */
+  neoModelCalls: Record<string, number>;
   /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
   neoToModel: number[];
   neoFromModel: number[];
@@ -145,6 +147,7 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
       const tokens = perApp<string[]>(() => []);
       const toAll = perApp<number[]>(() => []);
       const cpu0 = perApp((a) => cpuMs(apps[a].pid()));
+      const requests0 = stack.model.ep.requests.length;
       for (let r = 0; r < rounds; r++) {
         for (const a of rotated(APP_NAMES, r)) {
           const batch = ids(`${tag}${LETTER[a].toLowerCase()}${r}x`, n);
@@ -159,6 +162,11 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
       const cpu = perApp(
         (a) => (cpuMs(apps[a].pid()) - cpu0[a]) / Math.max(1, handling(stack, tokens[a]).length),
       );
+      const answered = handling(stack, tokens.neo).length;
+      const neoModelCalls: Record<string, number> = {};
+      // The baselines send no purpose header; Neo sends one on every call.
+      for (const q of stack.model.ep.requests.slice(requests0))
+        if (q.purpose !== null) neoModelCalls[q.purpose] = (neoModelCalls[q.purpose] ?? 0) + 1 / answered;
       process.stderr.write(`bench:system: overhead ${label} done\n`);
       return {
         label,
@@ -166,6 +174,7 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
         times: perApp((a) => handling(stack, tokens[a])),
         toAll,
         cpuPerMessage: cpu,
+        neoModelCalls,
         ...split(stack, tokens.neo),
         redis: burst ? undefined : redisPerMessage(stack, tokens.neo),
         tokens,

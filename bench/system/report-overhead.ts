@@ -10,6 +10,12 @@ const cpu = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : "—");
 const within = (a: number, b: number, limit: number) =>
   `${ratio(a, b)} (${goal(a / b <= limit)}, ≤ ${limit.toFixed(1)})`;
 
+const modelCalls = (run: OverheadRun) =>
+  Object.entries(run.neoModelCalls)
+    .sort()
+    .map(([purpose, n]) => `${purpose} ${n.toFixed(2)}`)
+    .join(", ");
+
 function handlingRow(run: OverheadRun): string {
   const med = (a: keyof PerApp<number>) => medianOf(run.times[a]);
   const cells = APP_NAMES.map((a) => `${ms(med(a))} / ${ms(p99(run.times[a]))}`);
@@ -70,7 +76,8 @@ export function overheadMarkdown(r: OverheadResult): string {
     "",
     "CPU per answered message: user + system time of the app's process (all threads, `/proc/<pid>/stat`) over the",
     "whole part — its own rounds, the others' rounds it sat through, and any work after its posts — divided by the",
-    "messages it answered. Goal: Neo ≤ 1.5 × bare.",
+    "messages it answered. Goal: Neo ≤ 1.5 × bare. The baselines make one model call per message; Neo's calls per",
+    `answered message: ${r.runs.map((run) => `${run.burst ? "bursts" : "one at a time"} ${modelCalls(run)}`).join("; ")}.`,
     "",
     `| part | ${APP_NAMES.map((a) => APP_LABEL[a]).join(" | ")} | Neo / bare | Neo / Chat SDK |`,
     "| --- | --- | --- | --- | --- | --- |",
