@@ -12,9 +12,10 @@ export const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 export const goal = (ok: boolean) => (ok ? "met" : "**not met**");
 
-export function machine(): string {
+/** The machine, and its load average when the run started (`loadAtStart`: a shared machine's noise). */
+export function machine(loadAtStart: number): string {
   const cpu = cpus();
-  return `${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`;
+  return `${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}, load average ${loadAtStart.toFixed(1)} at start`;
 }
 
 export function loadMarkdown(r: LoadResult, cmd: string, concurrency: string): string {

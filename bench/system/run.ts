@@ -5,6 +5,7 @@
  * of BENCHMARKS.md. A partial run prints its markdown and leaves BENCHMARKS.md alone.
  * Fails (exit 1) when the load did not answer every message exactly once. Not part of `npm test`.
  */
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { FAULT_ORDER, type FaultName, type FaultResult, runFault } from "./faults.js";
 import { type LoadResult, type LoadSpec, runLoad } from "./load.js";
@@ -90,6 +91,7 @@ async function main(): Promise<number> {
   const wants = (part: string) => all || args.includes(part);
   const faultNames = FAULT_ORDER.filter((f) => wants("faults") || wants(`fault:${f}`));
   const started = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
   const sections: string[] = [];
   let exactlyOnce = true;
 
@@ -131,7 +133,7 @@ async function main(): Promise<number> {
   const body = [
     "## System suite (`npm run bench:system`)",
     "",
-    `_Source: \`bench/system/\` (${took} s). ${machine()}. The bot under test is the real process`,
+    `_Source: \`bench/system/\` (${took} s). ${machine(loadAtStart)}. The bot under test is the real process`,
     "(`node --import tsx src/main.ts`) configured only by environment variables to use a fake Slack Web API,",
     "a fake Discord (REST + gateway), a scripted OpenAI-compatible endpoint, a bench-owned `redis-server` and",
     "a bench MCP manifest; the load drivers are real signed Slack requests and real gateway dispatches._",
