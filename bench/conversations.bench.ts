@@ -94,6 +94,7 @@ async function turnsAndMemory(store: Store): Promise<{ turnsPerSec: number; byte
       userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
       recallTurns: 16,
       idleEvictMs: 600_000,
+      retentionMs: 30 * 86_400_000,
       leaseMs: 30_000,
       dedupeTtlMs: 600_000,
       sweepMs: 600_000,
@@ -132,7 +133,7 @@ async function turnsAndMemory(store: Store): Promise<{ turnsPerSec: number; byte
 }
 
 async function appendCost(store: Store, length: number): Promise<number> {
-  const journal = createJournal(store, 60_000);
+  const journal = createJournal(store, 60_000, 30 * 86_400_000);
   const conv = `console:bench:append:${length}`;
   const event = (i: number): LogEntry => ({
     type: "message",

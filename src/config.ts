@@ -197,6 +197,13 @@ const storageEnv = z.object({
       "The embedded store's directory (one process per directory); per-user tool folders are under `users/` (the default filesystem tool's root is `users/<user>/files`).",
     ),
   NEO_KEY_PREFIX: z.string().default("neo:").describe("Prefix of every store key."),
+  NEO_CONVERSATION_RETENTION_DAYS: z.coerce
+    .number()
+    .positive()
+    .default(30)
+    .describe(
+      "A conversation idle longer than this (days; decimals allowed) is deleted: transcript, inbox, journal and leases. A later message in its thread starts it over, reading the thread as on a first mention.",
+    ),
 });
 
 const discordEnv = z.object({

@@ -37,6 +37,13 @@ const COMPACT_SLACK = 10_000;
  */
 const PURGE_AT = 10_000;
 
+/**
+ * At least this often (on the store's clock, checked on writes and by a timer) the log is rewritten
+ * when it holds anything dead: values that expired (a conversation past its retention) or were
+ * deleted leave the file within this time, however quiet the store is.
+ */
+const REWRITE_EVERY_MS = 60 * 60 * 1000;
+
 export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const data = new Map<string, Entry>();
   const now = opts.now ?? (() => Date.now());
@@ -86,17 +93,33 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     }
   }
 
+  let rewrittenAt = now();
+  const rewrite = (): void => {
+    purgeExpired();
+    log.rewrite(snapshot());
+    rewrittenAt = now();
+  };
+
   const compactIfBloated = () => {
     if (data.size >= purgeAt) {
       purgeExpired();
       purgeAt = Math.max(PURGE_AT, 2 * data.size);
     }
-    if (log.lines > 2 * data.size + COMPACT_SLACK) {
+    if (log.lines > 2 * data.size + COMPACT_SLACK) rewrite();
+    else if (now() - rewrittenAt >= REWRITE_EVERY_MS) {
       purgeExpired();
-      log.rewrite(snapshot());
+      // Only when the log holds more than the live state's lines (something dead is in it).
+      let live = 0;
+      for (const entry of data.values()) live += entry.t === "l" && entry.e !== undefined ? 2 : 1;
+      if (log.lines > live) rewrite();
+      else rewrittenAt = now();
     }
   };
   compactIfBloated();
+  const timer = setInterval(() => {
+    if (!closed) compactIfBloated();
+  }, REWRITE_EVERY_MS);
+  timer.unref();
 
   /** Mutate memory and log the op, in that order, synchronously. */
   const commit = (op: LogOp): void => {
@@ -261,8 +284,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     },
     purge: async () => {
       if (closed) throw new Error("file store is closed");
-      purgeExpired();
-      log.rewrite(snapshot());
+      rewrite();
     },
     size: async () => {
       const t = now();
@@ -274,6 +296,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     close: async () => {
       if (closed) return;
       closed = true;
+      clearInterval(timer);
       log.close();
     },
   };

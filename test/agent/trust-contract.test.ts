@@ -98,7 +98,7 @@ describe("the bounded trust contract", () => {
         return { toolCalls: [{ name: "fs__read_file", arguments: { path: join(files, `batch-${t}.txt`) } }] };
       return { text: `Batch read: ${highEntropyTokens(lastResult(r)).length} identifiers.` };
     });
-    const journal = createJournal(store, 60_000);
+    const journal = createJournal(store, 60_000, 30 * 86_400_000);
     let length = 0;
     const ctx = () =>
       testContext({

@@ -39,15 +39,26 @@ export const LIMITS: ConversationLimits = {
   userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
   recallTurns: 16,
   idleEvictMs: 60_000,
+  retentionMs: 30 * 86_400_000,
   leaseMs: 5000,
   dedupeTtlMs: 60_000,
   sweepMs: 5000,
 };
 
-/** `redisUrl`: the conversations keep their state in that Redis instead of the file store. */
-export async function createHarness(ep: ScriptedOpenAI, opts: { redisUrl?: string } = {}): Promise<Harness> {
+/**
+ * `redisUrl`: the conversations keep their state in that Redis instead of the file store.
+ * `prefix`: the store's key prefix (a shared Redis needs one no other test uses).
+ */
+export async function createHarness(
+  ep: ScriptedOpenAI,
+  opts: { redisUrl?: string; prefix?: string } = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "neo-conv-"));
-  const store = await createStore({ dataDir: join(dir, "data"), prefix: "neo:", redisUrl: opts.redisUrl });
+  const store = await createStore({
+    dataDir: join(dir, "data"),
+    prefix: opts.prefix ?? "neo:",
+    redisUrl: opts.redisUrl,
+  });
   const deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
   const told: Told[] = [];
   const opened: ConversationsService[] = [];

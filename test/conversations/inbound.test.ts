@@ -46,6 +46,7 @@ describe("conversationLimits", () => {
       userTurns: { perMinute: 20, burst: 10 },
       recallTurns: 16,
       idleEvictMs: 600_000,
+      retentionMs: 30 * 86_400_000,
       leaseMs: 9000,
       dedupeTtlMs: 86_400_000,
       sweepMs: 9000,

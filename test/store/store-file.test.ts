@@ -168,4 +168,17 @@ describe("file store durability", () => {
     expect(await again.length("c:inbox")).toBe(0);
     expect((await again.size()).keys).toBe(1);
   });
+  it("an expired conversation leaves the file within the hour, on the store's clock, with no write after it", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setInterval"] });
+    const dir = tempDir();
+    const store = await open(dir);
+    await store.set("kept", 1);
+    const group = { keys: ["c:inbox"], ttlMs: 1000 };
+    await store.appendOnce("c:seen", 1000, "c:inbox", ["expired-words-51d0"], "c:pending", group);
+    vi.advanceTimersByTime(2000);
+    expect(readFileSync(logFile(dir), "utf8")).toContain("expired-words-51d0");
+    vi.advanceTimersByTime(60 * 60 * 1000);
+    expect(readFileSync(logFile(dir), "utf8")).not.toContain("expired-words-51d0");
+    expect(await store.get("kept")).toBe(1);
+  });
 });

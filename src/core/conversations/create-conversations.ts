@@ -22,8 +22,8 @@ import { createWorkers } from "./workers.js";
 
 export function createConversations(options: ConversationsOptions): ConversationsService {
   const { store, limits, instanceId } = options;
-  const journal = createJournal(store, limits.dedupeTtlMs);
-  const speakers = createSpeakers(store);
+  const journal = createJournal(store, limits.dedupeTtlMs, limits.retentionMs);
+  const speakers = createSpeakers(store, limits.retentionMs);
   const leases = createLeases(store, instanceId, limits.leaseMs);
   const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
   const workers = createWorkers(options, journal, leases, slots);

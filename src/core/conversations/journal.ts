@@ -2,6 +2,11 @@
  * The durable side of a conversation in the store: the inbound journal (an append-only inbox per
  * conversation, deduped by platform id), the event log, the "has work" markers the sweep finds, and
  * the lease keys. Every write here completes before the caller moves on.
+ *
+ * Retention: inbox, log and marker expire together, `retentionMs` after the conversation's last
+ * write (each write refreshes all three in its own atomic step), so an idle conversation leaves the
+ * store whole and never half. A small `existed` key (no content) outlives them by one more horizon,
+ * so a thread that speaks again is known to start over rather than to be new.
  */
 
 import type { Store } from "../../store/types.js";
@@ -18,6 +23,7 @@ const K = {
   log: (c: ConversationKey) => `conv:log:${c}`,
   pending: (c: ConversationKey) => `conv:pending:${c}`,
   lock: (c: ConversationKey) => `conv:lock:${c}`,
+  existed: (c: ConversationKey) => `conv:existed:${c}`,
   seen: (c: ConversationKey, id: string) => `conv:seen:${parseConversationKey(c).platform}:${id}`,
 };
 
@@ -81,13 +87,22 @@ export interface Journal {
   markPending(conversation: ConversationKey): Promise<void>;
   /** Conversations whose marker says they may have work (unanswered messages or an open turn). */
   withPending(): Promise<ConversationKey[]>;
+  /** Whether the conversation had a log within the last two horizons (its transcript expired). */
+  existed(conversation: ConversationKey): Promise<boolean>;
   lockKey(conversation: ConversationKey): string;
 }
 
 /** How many recent claims an instance remembers (a platform redelivers within minutes). */
 const RECENT_CLAIMS = 20_000;
 
-export function createJournal(store: Store, dedupeTtlMs: number): Journal {
+/** The conversation's log, read only (`conversation_lookup`). */
+export function readConversationLog(store: Store, c: ConversationKey): Promise<LogEntry[]> {
+  return store.range<LogEntry>(K.log(c), 0, -1);
+}
+
+export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: number): Journal {
+  /** The keys that hold the conversation, ending together `retentionMs` after its last write. */
+  const expiry = (c: ConversationKey) => ({ keys: [K.inbox(c), K.log(c), K.pending(c)], ttlMs: retentionMs });
   // Claims this instance made, until they expire: a redelivery of a message journaled here is a
   // duplicate even if the store lost its claim (Redis restarted empty) along with the message.
   const recent = new Map<string, number>();
@@ -101,7 +116,7 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
     // leave a claim that makes the platform's retry look like a duplicate of a message never kept.
     const c = message.conversation;
     const claim = K.seen(c, message.id);
-    const fresh = await store.appendOnce(claim, dedupeTtlMs, K.inbox(c), [message], K.pending(c));
+    const fresh = await store.appendOnce(claim, dedupeTtlMs, K.inbox(c), [message], K.pending(c), expiry(c));
     if (fresh) remember(claim);
     return fresh;
   };
@@ -136,7 +151,10 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
       return { ...(seen ? { seen } : {}), ...(covered ? { covered } : {}) };
     },
     async appendLog(c, entries, expectedLength) {
-      const length = await store.append(K.log(c), entries);
+      const [length] = await Promise.all([
+        store.append(K.log(c), entries, expiry(c)),
+        store.set(K.existed(c), 1, 2 * retentionMs),
+      ]);
       if (length < expectedLength + entries.length) {
         throw new LogLostError(
           `conversation ${c}: log holds ${length} entries after this append, expected ${expectedLength + entries.length}; the store lost it`,
@@ -151,20 +169,22 @@ export function createJournal(store: Store, dedupeTtlMs: number): Journal {
     },
     async replaceLog(c, entries) {
       await store.delete(K.log(c));
-      return store.append(K.log(c), entries);
+      return store.append(K.log(c), entries, expiry(c));
     },
-    readLog: (c) => store.range<LogEntry>(K.log(c), 0, -1),
+    readLog: (c) => readConversationLog(store, c),
     logLength: (c) => store.length(K.log(c)),
     async clearPending(c) {
       await store.delete(K.pending(c));
     },
     async markPending(c) {
-      await store.set(K.pending(c), 1);
+      // Its own TTL, one horizon: a marker never outlives the conversation it points to by more.
+      await store.set(K.pending(c), 1, retentionMs);
     },
     async withPending() {
       const keys = await store.keys(PENDING_PREFIX);
       return keys.map((k) => k.slice(PENDING_PREFIX.length));
     },
+    existed: async (c) => (await store.get(K.existed(c))) !== undefined,
     lockKey: K.lock,
   };
 }

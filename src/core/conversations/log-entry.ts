@@ -17,7 +17,8 @@ export type BookkeepingEntry =
   /** The turn finished (any status other than an interruption by shutdown or a lost lease). */
   | { type: "turn-end"; status: TurnStatus; at: number }
   /**
-   * On a rebuild (or a reset, which drops all), the first `drop` messages of the window were dropped to keep the last recalled
+   * On a rebuild (or a reset, which drops all; or a restart after the retention horizon, which
+   * drops nothing as nothing is left), the first `drop` messages of the window were dropped to keep the last recalled
    * turns; `summary` (with a new compaction marker, as the window no longer extends the last request)
    * replaces the window's summary.
    */

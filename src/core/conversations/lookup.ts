@@ -8,7 +8,7 @@ import { type Store, StoreUnavailableError } from "../../store/types.js";
 import type { ConversationKey } from "../keys.js";
 import type { Message } from "../llm/types.js";
 import { CONVERSATION_LOOKUP_TOOL, type ToolResult } from "../tools/types.js";
-import { createJournal } from "./journal.js";
+import { readConversationLog } from "./journal.js";
 import type { LogEntry } from "./log-entry.js";
 
 /** Matches shown at most, newest first. */
@@ -108,10 +108,12 @@ export function lookupInLog(entries: readonly LogEntry[], query: string): string
 export function createConversationLookup(
   store: Store,
 ): (query: string, ctx: { conversation: ConversationKey }) => Promise<ToolResult> {
-  const journal = createJournal(store, 0);
   return async (query, ctx) => {
     try {
-      return { content: lookupInLog(await journal.readLog(ctx.conversation), query), isError: false };
+      return {
+        content: lookupInLog(await readConversationLog(store, ctx.conversation), query),
+        isError: false,
+      };
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       return {

@@ -140,6 +140,16 @@ export function resetSummary(previous: string | null): string {
   return `${compactionMarker(compactionNumber(previous) + 1, "reset")}\nThe conversation was reset; nothing said before it carries over.`;
 }
 
+/**
+ * The summary a conversation starts over with after its retention horizon deleted it. Its marker is
+ * numbered by the clock (ms): the old log is gone with its number, and every number it could have
+ * reached is smaller (one compaction a millisecond at most), so the next request says it starts a
+ * new window.
+ */
+export function expiredSummary(at: number): string {
+  return `${compactionMarker(at, "expired")}\nThis conversation was idle past the retention period and its earlier messages were deleted; nothing said before carries over.`;
+}
+
 /** The bookkeeping a log implies about the inbox and the last turn. */
 export interface LogProgress {
   /** Inbox entries the transcript already holds (opened a turn or were drained into one). */

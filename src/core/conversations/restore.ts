@@ -9,6 +9,7 @@ import type { Journal, Snapshot } from "./journal.js";
 import type { LogEntry } from "./log-entry.js";
 import {
   answerSince,
+  expiredSummary,
   messagesSince,
   progressOf,
   recallDrop,
@@ -27,10 +28,13 @@ export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promi
   const [length, inboxLength] = snap
     ? [snap.logLength, snap.inboxLength]
     : await Promise.all([journal.logLength(t.key), journal.inboxLength(t.key)]);
-  const held = t.live;
+  const held = heldWithin(t, options.limits.retentionMs);
   // Shorter than what this instance read or wrote: the store lost it (no writer removes entries).
   if (held && (length < held.logLength || inboxLength < held.fetched)) return reseed(t, env, held);
-  if (held && !held.stale && held.logLength === length) return held;
+  if (held && !held.stale && held.logLength === length) {
+    held.syncedAt = Date.now();
+    return held;
+  }
   // An empty log (a new conversation) needs no read.
   const entries = length === 0 ? [] : await journal.readLog(t.key);
   const progress = progressOf(entries);
@@ -43,6 +47,9 @@ export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promi
     const drop = recallDrop(working, turns);
     if (drop > 0) repair.push({ type: "trim", drop, summary: trimmedSummary(summary, turns), at });
   }
+  // A thread whose conversation the retention horizon deleted starts a new window, and says so.
+  if (length === 0 && (await journal.existed(t.key)))
+    repair.push({ type: "trim", drop: 0, summary: expiredSummary(at), at });
   let logLength = entries.length;
   if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
   const open = progress.openTurn;
@@ -60,8 +67,29 @@ export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promi
     },
     stale: false,
     reseeded: false,
+    syncedAt: Date.now(),
   };
   return t.live;
+}
+
+/**
+ * The thread's in-memory view, unless it is older than the retention horizon: the store may have
+ * deleted the conversation since (then the view must not reseed it), and the messages journaled here
+ * that long ago went with it.
+ */
+function heldWithin(t: Thread, retentionMs: number): Live | null {
+  const held = t.live;
+  if (!held) return null;
+  const now = Date.now();
+  if (now - held.syncedAt < retentionMs) return held;
+  t.live = null;
+  t.delivered = null;
+  for (const [id, m] of t.unfetched) if (now - m.receivedAt >= retentionMs) t.unfetched.delete(id);
+  log.info(
+    { conversation: t.key },
+    "conversation view idle past the retention horizon; rebuilt from the store",
+  );
+  return null;
 }
 
 /**
@@ -84,6 +112,7 @@ async function reseed(t: Thread, env: ThreadEnv, held: Live): Promise<Live> {
     open: null,
     stale: false,
     reseeded: true,
+    syncedAt: Date.now(),
   };
   t.delivered = null;
   const again = [...held.pending, ...t.unfetched.values()];

@@ -5,15 +5,13 @@
 import type { Store } from "../../store/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
 
-/** Kept as long as a conversation is likely to be reset; a thread idle longer starts over anyway. */
-const SPEAKER_TTL_MS = 90 * 24 * 60 * 60 * 1000;
-
 const key = (conversation: ConversationKey, user: UserKey) => `conv:speaker:${conversation}:${user}`;
 
-export function createSpeakers(store: Store) {
+/** `retentionMs`: kept as long as the conversation (refreshed with each message of theirs). */
+export function createSpeakers(store: Store, retentionMs: number) {
   return {
     record: (conversation: ConversationKey, user: UserKey) =>
-      store.set(key(conversation, user), 1, SPEAKER_TTL_MS),
+      store.set(key(conversation, user), 1, retentionMs),
     spokeIn: async (conversation: ConversationKey, user: UserKey) =>
       (await store.get<number>(key(conversation, user))) !== undefined,
   };

@@ -30,6 +30,11 @@ export interface Live {
   stale: boolean;
   /** Made by a reseed: the log restarted from this view (no open turn in it, whatever ran). */
   reseeded: boolean;
+  /**
+   * When this view last matched the store (ms). Older than the retention horizon, the store may have
+   * ended the conversation: the view is dropped, not written back (`restore`).
+   */
+  syncedAt: number;
 }
 
 /** A job that must run while holding the lease (reset, compact). */

@@ -124,6 +124,11 @@ export interface ConversationLimits {
   recallTurns: number;
   /** An idle conversation leaves process memory after this long; its transcript stays in the store. */
   idleEvictMs: number;
+  /**
+   * A conversation idle this long is deleted from the store (`NEO_CONVERSATION_RETENTION_DAYS`) and
+   * from this process's memory; its next message starts it over.
+   */
+  retentionMs: number;
   /** Lease on a conversation while an instance works on it; renewed every third of it. */
   leaseMs: number;
   /** How long a platform id is remembered to drop retried deliveries. */

@@ -182,11 +182,14 @@ export function createWorkers(
 
   const armEviction = (t: Thread): void => {
     if (t.idleTimer) clearTimeout(t.idleTimer);
-    t.idleTimer = setTimeout(() => {
-      if (t.working || t.controls.length > 0 || retry.has(t.key)) return;
-      // IO overrides of messages another instance ran are dropped with the thread.
-      threads.delete(t.key);
-    }, limits.idleEvictMs);
+    t.idleTimer = setTimeout(
+      () => {
+        if (t.working || t.controls.length > 0 || retry.has(t.key)) return;
+        // IO overrides of messages another instance ran are dropped with the thread.
+        threads.delete(t.key);
+      },
+      Math.min(limits.idleEvictMs, limits.retentionMs),
+    );
     t.idleTimer.unref();
   };
 

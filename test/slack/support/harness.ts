@@ -285,6 +285,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
       recallTurns: 16,
       idleEvictMs: 60_000,
+      retentionMs: 30 * 86_400_000,
       leaseMs: 5000,
       dedupeTtlMs: 60_000,
       sweepMs: 60_000,
