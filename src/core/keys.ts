@@ -87,3 +87,12 @@ export function cortexOwner(user: UserKey): UserKey {
   const parts = parseUserKey(user);
   return parts.platform === "discord" ? userKey({ ...parts, workspace: "@me" }) : user;
 }
+
+/**
+ * `rate:platform:part:…`: the store key of one platform rate budget (Store.rateWindow), shared by
+ * every process, e.g. a Slack method in a workspace or a channel, or a Discord bot's global limit.
+ * One key per budget, so each budget step is a single-key script.
+ */
+export function rateBudgetKey(platform: Platform, ...parts: string[]): string {
+  return ["rate", platform, ...parts].map(enc).join(":");
+}

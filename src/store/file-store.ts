@@ -11,6 +11,7 @@ import { statSync } from "node:fs";
 import { Keyv, type KeyvStoreAdapter } from "keyv";
 import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
+import { createRateWindows } from "./rate-window.js";
 import type { Expiry, Store } from "./types.js";
 
 export interface FileStoreOptions {
@@ -48,6 +49,8 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const data = new Map<string, Entry>();
   const now = opts.now ?? (() => Date.now());
   let purgeAt = PURGE_AT;
+  // Not logged: a rate window outlives no process, and one process is all the file store serves.
+  const rateWindows = createRateWindows(now);
 
   const apply = (op: LogOp): void => {
     switch (op.o) {
@@ -243,6 +246,10 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       if (!holds) return false;
       commit(setOp(key, text, ttlMs));
       return true;
+    },
+    rateWindow: async (key, op) => {
+      if (closed) throw new Error("file store is closed");
+      return rateWindows(key, op);
     },
     incr: async (key, by = 1) => {
       const entry = liveValue(key);

@@ -10,6 +10,7 @@
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { Keyv } from "keyv";
 import { decode, encode, globEscape, keyvDeserialize, keyvSerialize } from "./codec.js";
+import { wantedGrace } from "./rate-window.js";
 import { type Expiry, type Store, type StoreLog, StoreUnavailableError } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -50,6 +51,67 @@ const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
   return 1
 end
 return 0`;
+
+/**
+ * rate-window.ts's steps on one sorted set: members are entry ids scored as rate-window.ts scores
+ * them, plus `#block` and `#wanted` scored with the time they end. Timed by the server's clock
+ * (TIME), so every host agrees. ARGV: 1 = op, 2 = window ms, 3 = id or block ms, 4 = limit,
+ * 5 = hold ms or "", 6 = "1" when the take yields, 7 = wanted grace ms. Returns 0 (done) or the ms
+ * to wait.
+ */
+const RATE_WINDOW = `local key = KEYS[1]
+local op, windowMs = ARGV[1], tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
+local function until_of(m)
+  local v = redis.call('ZSCORE', key, m)
+  if v then return tonumber(v) else return 0 end
+end
+local function keep(untilMs)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local ttl = untilMs - now
+  if last[2] then ttl = math.max(ttl, tonumber(last[2]) + windowMs - now) end
+  if ttl > 0 then redis.call('PEXPIRE', key, math.ceil(ttl) + 1000) end
+  return 0
+end
+if op == 'release' then
+  redis.call('ZREM', key, ARGV[3])
+  return 0
+end
+local blocked = until_of('#block')
+if op == 'block' then
+  local u = math.max(blocked, now + tonumber(ARGV[3]))
+  redis.call('ZADD', key, u, '#block')
+  return keep(u)
+end
+if blocked > now then return math.ceil(blocked - now) end
+local id, limit = ARGV[3], tonumber(ARGV[4])
+if op == 'spend' and redis.call('ZSCORE', key, id) then
+  redis.call('ZADD', key, now, id)
+  return keep(0)
+end
+local yields = ARGV[6] == '1'
+local wanted = until_of('#wanted')
+if yields and wanted > now then return math.ceil(wanted - now) end
+local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+local scores = {}
+for i = 1, #all, 2 do
+  if all[i] ~= '#block' and all[i] ~= '#wanted' then scores[#scores + 1] = tonumber(all[i + 1]) end
+end
+if #scores < limit then
+  local score = now
+  if ARGV[5] ~= '' then score = now + tonumber(ARGV[5]) - windowMs end
+  redis.call('ZADD', key, score, id)
+  return keep(0)
+end
+local wait = math.max(1, math.ceil(scores[#scores - limit + 1] + windowMs - now))
+local wantedUntil = now + wait + tonumber(ARGV[7])
+if not yields and wantedUntil > wanted then
+  redis.call('ZADD', key, wantedUntil, '#wanted')
+  keep(wantedUntil)
+end
+return wait`;
 
 function reconnectDelay(attempt: number): number {
   return Math.min(100 * 2 ** attempt, 2000);
@@ -186,6 +248,24 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
           ],
         });
         return res === 1;
+      }),
+    rateWindow: (key, op) =>
+      run("rateWindow", async () => {
+        const args =
+          op.op === "block"
+            ? [op.op, String(op.windowMs), String(op.ms), "0", "", "0", "0"]
+            : op.op === "release"
+              ? [op.op, String(op.windowMs), op.id, "0", "", "0", "0"]
+              : [
+                  op.op,
+                  String(op.windowMs),
+                  op.id,
+                  String(op.limit),
+                  op.op === "take" && op.holdMs !== undefined ? String(op.holdMs) : "",
+                  op.op === "take" && op.yields ? "1" : "0",
+                  String(wantedGrace(op)),
+                ];
+        return Number(await client.eval(RATE_WINDOW, { keys: [k(key)], arguments: args }));
       }),
     incr: (key, by = 1) => run("incr", () => client.incrBy(k(key), by)),
     append: <T>(key: string, items: readonly T[], expiry?: Expiry) =>

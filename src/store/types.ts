@@ -6,6 +6,9 @@
  * unreachable EVERY operation rejects at once with `StoreUnavailableError` (never a silent
  * `undefined`), and `healthy()` is false until it is reachable again.
  */
+import type { RateWindowOp } from "./rate-window.js";
+export type { RateWindowOp } from "./rate-window.js";
+
 /**
  * Keys that expire together: the write that carries it gives each of `keys` that exists (value or
  * list) the TTL `ttlMs`, in the same atomic step. A conversation's keys are refreshed this way on
@@ -57,6 +60,13 @@ export interface Store {
    * `updateAtomically` (update.ts) builds read-modify-write on it.
    */
   compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * Atomic step on a shared rate window (rate-window.ts): take, reserve, spend or give back room
+   * for one call, or block the key for a 429's Retry-After. 0 = done; else the ms to wait before
+   * asking again. Redis: one script on one key, timed by the Redis server's clock, so every
+   * process and host spends one budget. The file store keeps windows in memory (one process).
+   */
+  rateWindow(key: string, op: RateWindowOp): Promise<number>;
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
   /**
