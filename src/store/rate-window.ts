@@ -19,6 +19,12 @@ export type RateWindowOp =
   | { op: "take"; id: string; limit: number; windowMs: number; holdMs?: number; yields?: boolean }
   /** Spend reserved room `id`: counted from now. Lapsed (or never reserved): a required take. */
   | { op: "spend"; id: string; limit: number; windowMs: number }
+  /**
+   * The call taken as `id` (with `holdMs` covering its flight) has been answered: it counts from now.
+   * Counting a call from its answer means no later call can land inside its window at the platform,
+   * whatever the latency. A no-op when `id` is not held.
+   */
+  | { op: "settle"; id: string; windowMs: number }
   /** Give reserved room `id` back unspent. */
   | { op: "release"; id: string; windowMs: number }
   /** A 429 said wait `ms`: nothing is taken or spent in this key until then, by anyone. */
@@ -44,6 +50,9 @@ export function applyRateWindow(s: RateWindowState, op: RateWindowOp, now: numbe
   switch (op.op) {
     case "release":
       s.entries.delete(op.id);
+      return 0;
+    case "settle":
+      if (s.entries.has(op.id)) s.entries.set(op.id, now);
       return 0;
     case "block":
       s.blockedUntil = Math.max(s.blockedUntil, now + op.ms);

@@ -79,6 +79,10 @@ if op == 'release' then
   redis.call('ZREM', key, ARGV[3])
   return 0
 end
+if op == 'settle' then
+  redis.call('ZADD', key, 'XX', now, ARGV[3])
+  return keep(0)
+end
 local blocked = until_of('#block')
 if op == 'block' then
   local u = math.max(blocked, now + tonumber(ARGV[3]))
@@ -254,7 +258,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         const args =
           op.op === "block"
             ? [op.op, String(op.windowMs), String(op.ms), "0", "", "0", "0"]
-            : op.op === "release"
+            : op.op === "release" || op.op === "settle"
               ? [op.op, String(op.windowMs), op.id, "0", "", "0", "0"]
               : [
                   op.op,

@@ -2,6 +2,7 @@ import { Events } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDiscordClient, NEO_INTENTS } from "../../src/adapters/discord/client.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { memoryStore } from "../support/memory-store.js";
 
 describe("fake Discord", () => {
   let fake: FakeDiscord | undefined;
@@ -13,7 +14,7 @@ describe("fake Discord", () => {
 
   it("a real discord.js Client logs in: gateway from /gateway/bot, IDENTIFY with Neo's intents, READY with the guild", async () => {
     fake = await startFakeDiscord({ heartbeatIntervalMs: 200 });
-    const client = createDiscordClient({ apiUrl: fake.apiBase });
+    const client = createDiscordClient({ apiUrl: fake.apiBase, store: await memoryStore() });
     destroy = () => client.destroy();
     const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
     await client.login(fake.token);

@@ -18,6 +18,7 @@ import {
 import { speakerName } from "../../src/adapters/discord/context.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import { user } from "../fakes/discord/payloads.js";
+import { memoryStore } from "../support/memory-store.js";
 
 describe("discord.js message cache", () => {
   let fake: FakeDiscord | undefined;
@@ -31,7 +32,7 @@ describe("discord.js message cache", () => {
   const loggedIn = async (): Promise<{ fake: FakeDiscord; c: Client }> => {
     const f = await startFakeDiscord();
     fake = f;
-    const c = createDiscordClient({ apiUrl: f.apiBase });
+    const c = createDiscordClient({ apiUrl: f.apiBase, store: await memoryStore() });
     client = c;
     const ready = new Promise<void>((resolve) => c.once(Events.ClientReady, () => resolve()));
     await c.login(f.token);

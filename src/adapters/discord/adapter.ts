@@ -90,6 +90,7 @@ function hasMessageContent(client: Client): boolean {
 export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   const token = o.config.DISCORD_TOKEN;
   const client = createDiscordClient({
+    store: o.store,
     apiUrl: o.config.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL,
     ...(o.shards ? { shards: o.shards.ids, shardCount: o.shards.count } : {}),
   });

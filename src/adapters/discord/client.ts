@@ -2,10 +2,12 @@
  * The discord.js Client Neo runs on: the minimum intents, the partials DMs need, and the REST base
  * from `DISCORD_API_URL` (the gateway URL then comes from that API's `/gateway/bot`).
  */
-import { Client, GatewayIntentBits, Options, Partials, RESTEvents } from "discord.js";
+import { Client, DefaultRestOptions, GatewayIntentBits, Options, Partials, RESTEvents } from "discord.js";
 import { EARLIER_MESSAGES } from "../../core/conversations/index.js";
 import { log } from "../../core/log.js";
 import { metrics } from "../../ops/metrics.js";
+import type { Store } from "../../store/types.js";
+import { fleetBudgetedRequest } from "./rest-budget.js";
 
 /** Discord's own API base; `DISCORD_API_URL` replaces it for proxies and local fakes. */
 export const DEFAULT_DISCORD_API_URL = "https://discord.com/api";
@@ -49,13 +51,15 @@ export const MESSAGE_LIFETIME_S = 3600;
 const MESSAGE_SWEEP_S = 3600;
 
 export interface DiscordClientOptions {
+  /** Where the fleet's global REST budget lives (rest-budget.ts). */
+  store: Store;
   apiUrl?: string;
   /** Shard ids this process runs (discord.js ShardingManager sets them through the environment). */
   shards?: number[] | "auto";
   shardCount?: number;
 }
 
-export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
+export function createDiscordClient(opts: DiscordClientOptions): Client {
   const client = new Client({
     intents: [...NEO_INTENTS],
     // DM channels are not in the READY cache; without the Channel partial their messages are dropped.
@@ -73,7 +77,10 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
       ...Options.DefaultSweeperSettings,
       messages: { interval: MESSAGE_SWEEP_S, lifetime: MESSAGE_LIFETIME_S },
     },
-    rest: { api: opts.apiUrl ?? DEFAULT_DISCORD_API_URL },
+    rest: {
+      api: opts.apiUrl ?? DEFAULT_DISCORD_API_URL,
+      makeRequest: fleetBudgetedRequest(opts.store, DefaultRestOptions.makeRequest),
+    },
     // Nothing Neo sends may ping anyone; each message also sets this explicitly.
     allowedMentions: { parse: [], repliedUser: false },
     ...(opts.shards ? { shards: opts.shards } : {}),

@@ -41,6 +41,16 @@ export function wrote(
   };
 }
 
+/** The most of `times` (sorted) within any `windowMs` window. */
+function busiest(times: number[], windowMs: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= windowMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
 /** Guilds | GuildMessages | DirectMessages | MessageContent: all a Neo bot may ask for. */
 const ALL_ALLOWED_INTENTS = 1 | (1 << 9) | (1 << 12) | (1 << 15);
 /** The privileged MESSAGE_CONTENT gateway intent. */
@@ -138,6 +148,8 @@ export class FakeDiscord {
       interactionChannels: new Map(),
       calls: this.calls,
       rateLimits: [],
+      globalArrivals: [],
+      globalLimit: { limit: 50, windowMs: 1000 },
       onCall: (call) => this.events.emit("call", call),
       cdn: new Map(),
       cdnRequests: [],
@@ -230,6 +242,24 @@ export class FakeDiscord {
   }
 
   /**
+   * The most requests the bot sent (every client, refused ones too) within any `windowMs` window,
+   * interaction endpoints aside: what Discord's global limit (50 a second) counts.
+   */
+  busiestGlobalWindow(windowMs = this.state.globalLimit.windowMs): number {
+    return busiest(
+      [...this.state.globalArrivals].sort((a, b) => a - b),
+      windowMs,
+    );
+  }
+
+  /** Requests refused for the global limit (429 with `global: true`). */
+  globalRefusals(): RecordedCall[] {
+    return this.calls.filter(
+      (c) => c.status === 429 && (c.response as { global?: boolean })?.global === true,
+    );
+  }
+
+  /**
    * The most message writes (creates and edits, successful) the bot made in `channelId` within any
    * `windowMs` window: Discord allows 5 per 5 s per channel.
    */
@@ -238,12 +268,7 @@ export class FakeDiscord {
       .filter((c) => c.writesChannel === channelId && c.status < 300)
       .map((c) => c.at)
       .sort((a, b) => a - b);
-    let most = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (times[i]! - times[j]! >= windowMs) j++;
-      most = Math.max(most, i - j + 1);
-    }
-    return most;
+    return busiest(times, windowMs);
   }
 
   channelMessages(channelId: string): MessagePayload[] {

@@ -1,7 +1,11 @@
 /**
  * The fake Discord REST API (node:http). Serves what a discord.js bot calls, keeps channels and
  * messages in memory, records every call, and can answer the next matching call with a 429 carrying
- * the headers and body `@discordjs/rest` reads to wait it out.
+ * the headers and body `@discordjs/rest` reads to wait it out. It enforces Discord's global limit:
+ * 50 requests in any second per bot token, interaction endpoints exempt
+ * (discord.com/developers/docs/topics/rate-limits#global-rate-limit); a request beyond it is
+ * answered 429 with `X-RateLimit-Global`, as Discord answers, and every bot request's arrival is
+ * kept for counting per window across every client (`globalArrivals`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -29,6 +33,8 @@ export interface RecordedCall {
   seq: number;
   /** When the fake answered it (ms since the epoch): for counting calls per window. */
   at: number;
+  /** When it arrived (ms since the epoch): what the global limit counts. */
+  arrived: number;
   /** The channel whose messages it writes (create or edit, by bot or interaction webhook), if any. */
   writesChannel?: string;
 }
@@ -38,6 +44,8 @@ export interface RateLimitRule {
   path: RegExp;
   retryAfterSec: number;
   remaining: number;
+  /** Refuse as Discord refuses for its global limit (`global: true`, `X-RateLimit-Global`). */
+  global?: boolean;
   /** Only calls whose body satisfies this are refused. */
   when?: (body: unknown) => boolean;
 }
@@ -55,6 +63,10 @@ export interface RestState {
   interactionChannels: Map<string, string>;
   calls: RecordedCall[];
   rateLimits: RateLimitRule[];
+  /** Arrival times of the bot's requests the global limit counts (every client, accepted or not). */
+  globalArrivals: number[];
+  /** The global limit enforced: at most `limit` accepted bot requests in any `windowMs`. */
+  globalLimit: { limit: number; windowMs: number };
   onCall: (call: RecordedCall) => void;
   /** Attachments the CDN serves, by path (`/attachments/<channel>/<id>/<name>`). */
   cdn: Map<string, CdnFile>;
@@ -291,7 +303,18 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     void handle(req, res);
   });
 
+  /** Accepted bot requests still in the global window (arrival times, oldest first). */
+  let accepted: number[] = [];
+  /** Whether a bot request arriving `now` is over the global limit; counted when it is not. */
+  const overGlobal = (now: number): boolean => {
+    accepted = accepted.filter((t) => t > now - state.globalLimit.windowMs);
+    if (accepted.length >= state.globalLimit.limit) return true;
+    accepted.push(now);
+    return false;
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = Date.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -331,6 +354,7 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       response: undefined,
       seq: 0,
       at: 0,
+      arrived,
       ...writeTarget(method, path),
     };
 
@@ -349,6 +373,17 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       state.onCall(call);
     };
 
+    if (authed && !path.startsWith("/interactions/")) {
+      state.globalArrivals.push(arrived);
+      if (overGlobal(arrived)) {
+        // discord.com/developers/docs/topics/rate-limits#exceeding-a-rate-limit: a global 429.
+        send(
+          { status: 429, json: { message: "You are being rate limited.", retry_after: 0.5, global: true } },
+          { "retry-after": "1", "x-ratelimit-global": "true", "x-ratelimit-scope": "global" },
+        );
+        return;
+      }
+    }
     const limited = state.rateLimits.find(
       (r) => r.method === method && r.path.test(path) && r.remaining > 0 && (r.when?.(body) ?? true),
     );
@@ -357,15 +392,20 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       send(
         {
           status: 429,
-          json: { message: "You are being rate limited.", retry_after: limited.retryAfterSec, global: false },
+          json: {
+            message: "You are being rate limited.",
+            retry_after: limited.retryAfterSec,
+            global: limited.global === true,
+          },
         },
         {
+          ...(limited.global ? { "x-ratelimit-global": "true" } : {}),
           "retry-after": String(limited.retryAfterSec),
           "x-ratelimit-limit": "5",
           "x-ratelimit-remaining": "0",
           "x-ratelimit-reset-after": String(limited.retryAfterSec),
           "x-ratelimit-bucket": "fake-bucket",
-          "x-ratelimit-scope": "user",
+          "x-ratelimit-scope": limited.global ? "global" : "user",
         },
       );
       return;
