@@ -7,6 +7,7 @@
  * `undefined`), and `healthy()` is false until it is reachable again.
  */
 import type { RateWindowOp } from "./rate-window.js";
+
 export type { RateWindowOp } from "./rate-window.js";
 
 /**
