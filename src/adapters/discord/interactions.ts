@@ -34,7 +34,7 @@ import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
 import { createInteractionIO } from "./interaction-io.js";
 import { DM_WORKSPACE, discordUser, dmConversation, threadConversation } from "./keys.js";
-import { placeOf } from "./place.js";
+import { guessedPlace, placeOf } from "./place.js";
 import { splitMessage } from "./split.js";
 import { parseStopCustomId } from "./stop-button.js";
 
@@ -63,10 +63,10 @@ function speakerOf(i: ButtonInteraction | ChatInputCommandInteraction) {
   };
 }
 
-/** Where `/neo ask` runs: the channel's place; outside the cache a guild channel counts as public. */
+/** Where `/neo ask` runs: the channel's place; a guild channel outside the cache is guessed (`place.ts`). */
 function interactionPlace(i: ChatInputCommandInteraction): Place {
   if (!i.guildId) return { kind: "dm", workspace: DM_WORKSPACE };
-  return i.channel ? placeOf(i.channel, i.guildId) : { kind: "public", workspace: i.guildId };
+  return i.channel ? placeOf(i.channel, i.guildId) : guessedPlace(i.guildId);
 }
 
 /** The conversation a slash command runs in: the thread, the DM, or the channel itself. */
