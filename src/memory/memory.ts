@@ -210,7 +210,12 @@ export function createMemory(opts: MemoryOptions): Memory {
     // The user's own view (answered ephemerally): everything, as a DM would show it.
     describe: (user) =>
       digest(cortexOwner(user), { kind: "dm", workspace: parseUserKey(user).workspace }, ""),
-    forget: (user) => pager.forgetUser(cortexOwner(user)),
+    async forget(user) {
+      const n = await pager.forgetUser(cortexOwner(user));
+      // Erased from the store's files too, not only from its keys (the file store's log).
+      await store.purge();
+      return n;
+    },
     stats: () => ({ ...consolidator.stats(), unavailable }),
     async drained() {
       while (pendingTurns.size > 0) await Promise.all([...pendingTurns]);

@@ -10,6 +10,7 @@ import { createMemory, type Memory } from "../../src/memory/memory.js";
 import { metrics } from "../../src/ops/metrics.js";
 import type { Store } from "../../src/store/types.js";
 import { createLlmForTest } from "../support/llm-for-test.js";
+import { foundInStore, foundOnDisk } from "../support/on-disk.js";
 import {
   type ScriptedOpenAI,
   type ScriptedRequest,
@@ -458,6 +459,22 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(await memory.describe(BEN)).toContain("Emacs");
       const nobody = await memory.memoryRecall("anything", speaker("slack:T1:U_NEW"));
       expect(nobody).toEqual({ content: "Nothing is remembered about this user yet.", isError: false });
+    });
+
+    it("forget leaves none of the user's facts in the store, nor on disk", async () => {
+      await setup("forget-erases");
+      await memory.pager.rememberUserFact(ANA, "Ana's favourite editor is Helix-erasable");
+      await memory.pager.rememberFact(ANA, "Ana's deploy key is in vault path secret/ana/erasable");
+      await memory.pager.rememberUserFact(BEN, "Ben's favourite editor is Emacs-kept");
+      const ana = ["Helix-erasable", "secret/ana/erasable"];
+      expect(await foundInStore(store, ana)).toHaveLength(2);
+      await memory.forget(ANA);
+      expect(await foundInStore(store, ana)).toEqual([]);
+      expect(await foundInStore(store, ["Emacs-kept"])).toHaveLength(1);
+      if (backend.options.redisUrl === undefined) {
+        expect(foundOnDisk(backend.options.dataDir, ana)).toEqual([]);
+        expect(foundOnDisk(backend.options.dataDir, ["Emacs-kept"])).toHaveLength(1);
+      }
     });
   });
 }

@@ -3,13 +3,18 @@
  * `/slack/install` (state cookie, redirect to Slack) and `/slack/oauth_redirect` (state checked,
  * `oauth.v2.access` at SLACK_API_URL, installation stored in Neo's store); each workspace's events
  * are answered with its own bot token; `app_uninstalled` removes one workspace's installation and
- * everything Neo kept about it, and the other workspace is untouched.
+ * everything Neo kept about it (in the store and, byte for byte, on disk), and the other workspace
+ * is untouched.
  * Response shapes: docs.slack.dev reference for oauth.v2.access and the app_uninstalled event.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SLACK_BOT_SCOPES } from "../../src/adapters/slack/installations.js";
 import { isWorkspaceKey } from "../../src/core/workspace-data.js";
 import type { FakeInstall } from "../fakes/slack/fake-slack.js";
+import { foundOnDisk } from "../support/on-disk.js";
 import { envelope, type Harness, OAUTH, startHarness, userTs } from "./support/harness.js";
 
 const A: FakeInstall = {
@@ -60,7 +65,9 @@ describe("Slack OAuth install, many workspaces", () => {
   });
 
   it("installs two workspaces, answers each with its own token, and forgets one on uninstall", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "neo-oauth-"));
     h = await startHarness({
+      dataDir,
       oauthInstalls: [A, B],
       turns: [
         { match: (r) => JSON.stringify(r.messages).includes("hello from A"), reply: { text: "Hi A." } },
@@ -117,6 +124,9 @@ describe("Slack OAuth install, many workspaces", () => {
     expect(after).not.toContain(`slack:installation:${B.teamId}`);
     expect(after).toContain(`slack:installation:${A.teamId}`);
     expect(after.some((k) => isWorkspaceKey(k, "slack", A.teamId))).toBe(true);
+    // Gone from disk too, byte for byte: the embedded store rewrote its log at the erasure.
+    expect(foundOnDisk(dataDir, [B.token, "hello from B", "Hi B."])).toEqual([]);
+    expect(foundOnDisk(dataDir, [A.token, "hello from A"])).toHaveLength(2);
 
     const postsBefore = h.fake.callsTo("chat.postMessage").length;
     const late = await h.slack.event(mentionIn(B, "CB1", "hello from B again"));
