@@ -6,7 +6,6 @@
  * (`npm run docs:config`) and a test fails when it is stale.
  */
 import { existsSync } from "node:fs";
-import { hostname } from "node:os";
 import { z } from "zod";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -280,10 +279,14 @@ const slackEnv = z.object({
 const serverEnv = z.object({
   NEO_HTTP_PORT: int(0, 65535)
     .default(3000)
-    .describe("Slack's HTTP receiver (`/slack/events`) and `/healthz` (never `/metrics`)."),
+    .describe(
+      "Slack's HTTP receiver (`/slack/events`) and `/healthz` (never `/metrics`). With `SHARDS` set (discord.js `ShardingManager`), plus the process's first shard id.",
+    ),
   NEO_METRICS_PORT: int(0, 65535)
-    .default(9464)
-    .describe("`/metrics` on a server of its own, never on the public port."),
+    .optional()
+    .describe(
+      "`/metrics` on a server of its own, never on the public port; unset = `NEO_HTTP_PORT + 6464` (3000 → 9464), so processes on one host with their own `NEO_HTTP_PORT` never collide. With `SHARDS` set, plus the first shard id.",
+    ),
   NEO_METRICS_HOST: z
     .string()
     .min(1)
@@ -436,7 +439,7 @@ const runtimeEnv = z.object({
     .min(1)
     .optional()
     .describe(
-      "Unique per running instance, stable across its restarts; unset = `HOSTNAME` (a container's or pod's name), else the machine's host name.",
+      "Unique per running instance, stable across its restarts; unset = `HOSTNAME` (a container's or pod's name), else the machine's host name. With `SHARDS` set (discord.js `ShardingManager`), `-shard-<first shard id>` is added.",
     ),
   NEO_LEASE_MS: int(1000)
     .default(30_000)
@@ -573,18 +576,6 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): void {
   const path = env.NEO_ENV_FILE ?? ".env";
   if (path === "off" || !existsSync(path)) return;
   process.loadEnvFile(path);
-}
-
-/**
- * This instance's id: `NEO_INSTANCE_ID`, else `HOSTNAME` (set by Docker and Kubernetes to the
- * container's or pod's name, which `hostname:` in compose or a StatefulSet keeps stable), else the
- * machine's host name.
- */
-export function instanceIdOf(
-  cfg: Pick<Config, "NEO_INSTANCE_ID">,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return cfg.NEO_INSTANCE_ID ?? (env.HOSTNAME || hostname());
 }
 
 /**

@@ -55,7 +55,7 @@ describe("config", () => {
     const c = loadConfig({});
     expect([c.NEO_METRICS_HOST, c.NEO_METRICS_PORT, c.NEO_METRICS_TOKEN]).toEqual([
       "127.0.0.1",
-      9464,
+      undefined, // NEO_HTTP_PORT + 6464: src/app/process-place.ts
       undefined,
     ]);
     expect(() => loadConfig({ NEO_METRICS_HOST: "0.0.0.0" })).toThrow(/^NEO_METRICS_TOKEN: must be set/);

@@ -2,12 +2,13 @@
  * Server mode: the conversations layer over the shared services, the Slack and/or Discord adapters
  * the config names, `/healthz` on `NEO_HTTP_PORT` (on Slack's HTTP receiver when that runs, else on
  * a small server of its own), and `/metrics` on its own server (`NEO_METRICS_HOST:NEO_METRICS_PORT`,
- * loopback by default, behind `NEO_METRICS_TOKEN` when set), never on the public port.
+ * loopback by default, behind `NEO_METRICS_TOKEN` when set), never on the public port. Both ports
+ * and the instance id are this process's own (`process-place.ts`), so processes on one host never
+ * collide.
  */
 import type { Server } from "node:http";
 import { createDiscordAdapter } from "../adapters/discord/index.js";
 import { createSlackAdapter } from "../adapters/slack/index.js";
-import { instanceIdOf } from "../config.js";
 import { createAgent } from "../core/agent/agent.js";
 import type { CommandDeps } from "../core/commands/types.js";
 import { createConversations } from "../core/conversations/create-conversations.js";
@@ -69,7 +70,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
     newAgent: (state) => createAgent(s.agentDeps, state),
     io,
     limits: conversationLimits(cfg),
-    instanceId: instanceIdOf(cfg),
+    instanceId: s.place.instanceId,
     turns: s.turns,
   });
   const commands: CommandDeps = commandDeps(s, conversations);
@@ -91,7 +92,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
             ...(cfg.SLACK_SIGNING_SECRET ? { SLACK_SIGNING_SECRET: cfg.SLACK_SIGNING_SECRET } : {}),
             ...(cfg.SLACK_APP_TOKEN ? { SLACK_APP_TOKEN: cfg.SLACK_APP_TOKEN } : {}),
             ...(cfg.SLACK_API_URL ? { SLACK_API_URL: cfg.SLACK_API_URL } : {}),
-            NEO_HTTP_PORT: cfg.NEO_HTTP_PORT,
+            NEO_HTTP_PORT: s.place.httpPort,
             NEO_ANSWER_BOTS: cfg.NEO_ANSWER_BOTS,
             assistant: {
               greeting: cfg.NEO_SLACK_ASSISTANT_GREETING,
@@ -144,9 +145,9 @@ export async function startServer(s: Services): Promise<NeoServer> {
       started.push(a);
     }
     // Slack's HTTP receiver serves /healthz on its own port; otherwise it gets a server.
-    if (!(slack && slack.mode === "http")) ops = await startOpsServer(cfg.NEO_HTTP_PORT, [health]);
+    if (!(slack && slack.mode === "http")) ops = await startOpsServer(s.place.httpPort, [health]);
     metricsServer = await startOpsServer(
-      cfg.NEO_METRICS_PORT,
+      s.place.metricsPort,
       [metricsRoute(cfg.NEO_METRICS_TOKEN)],
       cfg.NEO_METRICS_HOST,
     );
@@ -159,7 +160,12 @@ export async function startServer(s: Services): Promise<NeoServer> {
   const httpPort = (): number | undefined => (ops ? portOf(ops) : slack?.port());
   const metricsPort = (): number | undefined => (metricsServer ? portOf(metricsServer) : undefined);
   log.info(
-    { platforms: adapters.map((a) => a.platform), port: httpPort(), metricsPort: metricsPort() },
+    {
+      platforms: adapters.map((a) => a.platform),
+      instanceId: s.place.instanceId,
+      port: httpPort(),
+      metricsPort: metricsPort(),
+    },
     "neo started",
   );
 

@@ -4,7 +4,7 @@
  * `core_execute`. Console and server mode both start from here, so there is one wiring.
  */
 
-import { type Config, instanceIdOf, writebackConcurrencyOf } from "../config.js";
+import { type Config, writebackConcurrencyOf } from "../config.js";
 import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
 import type { AgentDeps } from "../core/agent/deps.js";
@@ -31,9 +31,12 @@ import { createMemory, type Memory } from "../memory/memory.js";
 import { reportStoreHealth } from "../ops/metrics.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
+import { type ProcessPlace, processPlaceOf } from "./process-place.js";
 
 export interface Services {
   cfg: Config;
+  /** This process's instance id and ports among the fleet's processes on its host. */
+  place: ProcessPlace;
   store: Store;
   ledger: UsageLedger;
   /** Per-channel settings (`/neo channel`), read by the loop at each turn and by the adapters' gate. */
@@ -57,6 +60,7 @@ export interface Services {
 }
 
 export async function createServices(cfg: Config): Promise<Services> {
+  const place = processPlaceOf(cfg);
   const store = await createStore({
     redisUrl: cfg.REDIS_URL,
     dataDir: cfg.NEO_DATA_DIR,
@@ -90,7 +94,7 @@ export async function createServices(cfg: Config): Promise<Services> {
     ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
     pollMs: cfg.NEO_APPROVAL_POLL_MS,
     maxPendingPerUser: cfg.NEO_MAX_PENDING_APPROVALS,
-    instanceId: instanceIdOf(cfg),
+    instanceId: place.instanceId,
     isAdmin: (u) => isAdmin(u),
     caps,
   });
@@ -127,6 +131,7 @@ export async function createServices(cfg: Config): Promise<Services> {
 
   return {
     cfg,
+    place,
     store,
     ledger,
     channels,

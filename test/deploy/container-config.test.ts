@@ -36,6 +36,18 @@ describe("Dockerfile, docker-compose.yml, .env.example and the config schema", (
     ]);
   });
 
+  it("catches a compose file that --scale neo=3 breaks: a pinned hostname (one instance id) or a fixed host port", () => {
+    const compose = real.compose.replace(
+      /\n {4}ports:\n {6}- "3000-3009:3000"\n/,
+      '\n    hostname: neo-1\n    ports:\n      - "3000:3000"\n',
+    );
+    expect(compose).not.toBe(real.compose);
+    expect(checkDeployFiles({ ...real, compose })).toEqual([
+      "docker-compose.yml: neo pins hostname, so --scale replicas share one instance id or cannot start",
+      "docker-compose.yml: neo publishes fixed host port 3000, which a second --scale replica cannot bind (publish a range, e.g. 3000-3009:3000)",
+    ]);
+  });
+
   it("catches a variable missing from .env.example, a wrong default, and an unknown one", () => {
     const envExample = real.envExample
       .replace(/^NEO_STEP_BUDGET=.*$/m, "")

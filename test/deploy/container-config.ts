@@ -94,6 +94,8 @@ interface ComposeService {
   env_file?: string | string[];
   environment?: Record<string, string> | string[];
   ports?: string[];
+  hostname?: string;
+  container_name?: string;
   volumes?: string[];
   depends_on?: Record<string, { condition?: string }> | string[];
   command?: string[] | string;
@@ -222,6 +224,22 @@ export function checkDeployFiles(f: DeployFiles): string[] {
   const published = (neo.ports ?? []).map((p) => Number(String(p).split(":").pop()));
   if (!published.includes(port))
     say(`docker-compose.yml: ports ${JSON.stringify(neo.ports ?? [])} do not publish NEO_HTTP_PORT ${port}`);
+  // `docker compose up --scale neo=N`: each replica its own instance id (its container's HOSTNAME)
+  // and its own host port.
+  if (neo.hostname || neo.container_name)
+    say(
+      `docker-compose.yml: ${neoName} pins ${neo.hostname ? "hostname" : "container_name"}, so --scale replicas share one instance id or cannot start`,
+    );
+  if (cfg.NEO_INSTANCE_ID !== undefined)
+    say(`docker-compose.yml: NEO_INSTANCE_ID is set for ${neoName}, so --scale replicas share it`);
+  for (const p of neo.ports ?? []) {
+    const parts = String(p).split(":");
+    const host = parts.length > 1 ? parts[parts.length - 2]! : "";
+    if (/^\d+$/.test(host))
+      say(
+        `docker-compose.yml: ${neoName} publishes fixed host port ${host}, which a second --scale replica cannot bind (publish a range, e.g. ${host}-${Number(host) + 9}:${port})`,
+      );
+  }
   const hc = img.healthcheck ?? "";
   if (!hc.includes("/healthz")) say("Dockerfile: the HEALTHCHECK does not probe /healthz");
   const hcDefault = /NEO_HTTP_PORT\|\|(\d+)/.exec(hc.replace(/\s/g, ""));

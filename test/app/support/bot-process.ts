@@ -34,7 +34,7 @@ export async function freePort(): Promise<number> {
 export function startBot(env: Record<string, string>): BotProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     // Only what is given: nothing leaks in from the test environment. /metrics on a free port
-    // unless a test names one (several bots run at once; the default 9464 would collide).
+    // unless a test names one (its default, NEO_HTTP_PORT + 6464, is past 65535 for most free ports).
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
