@@ -7,17 +7,10 @@
 import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
 import { runConsoleMode } from "./app/console.js";
+import { type ProcessPlace, processPlaceOf } from "./app/process-place.js";
 import { startServer } from "./app/server.js";
 import { createServices, type Services } from "./app/services.js";
-import {
-  type Config,
-  ConfigError,
-  instanceIdOf,
-  loadConfig,
-  loadEnvFile,
-  secretsOf,
-  urlsOf,
-} from "./config.js";
+import { type Config, ConfigError, loadConfig, loadEnvFile, secretsOf, urlsOf } from "./config.js";
 import { log, redact, registerSecrets, setLogLevel, setLogSink } from "./core/log.js";
 import { urlSecrets } from "./ops/redact.js";
 import { startTracing } from "./ops/tracing/setup.js";
@@ -65,9 +58,11 @@ function stdinCanChat(): boolean {
 
 async function main(): Promise<number> {
   let cfg: Config;
+  let place: ProcessPlace;
   try {
     loadEnvFile();
     cfg = loadConfig();
+    place = processPlaceOf(cfg);
   } catch (e) {
     if (e instanceof ConfigError) return fail(e.message);
     throw e;
@@ -93,8 +88,8 @@ async function main(): Promise<number> {
     setLogLevel(cfg.NEO_LOG_LEVEL ?? "info");
   }
   // Before anything makes a span; unset OTEL_EXPORTER_OTLP_ENDPOINT loads no SDK.
-  const tracing = await startTracing(cfg, instanceIdOf(cfg));
-  const services = await createServices(cfg);
+  const tracing = await startTracing(cfg, place.instanceId);
+  const services = await createServices(cfg, place);
   try {
     if (consoleMode) {
       await runConsoleMode(services);

@@ -31,7 +31,7 @@ import { createMemory, type Memory } from "../memory/memory.js";
 import { reportStoreHealth } from "../ops/metrics.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
-import { type ProcessPlace, processPlaceOf } from "./process-place.js";
+import type { ProcessPlace } from "./process-place.js";
 
 export interface Services {
   cfg: Config;
@@ -59,8 +59,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function createServices(cfg: Config): Promise<Services> {
-  const place = processPlaceOf(cfg);
+export async function createServices(cfg: Config, place: ProcessPlace): Promise<Services> {
   const store = await createStore({
     redisUrl: cfg.REDIS_URL,
     dataDir: cfg.NEO_DATA_DIR,

@@ -37,7 +37,7 @@ async function freePortPair(): Promise<number> {
 
 describe("several processes on one host", () => {
   it("three processes with default metrics settings all start and serve /healthz and /metrics", {
-    timeout: 90_000,
+    timeout: 180_000,
   }, async () => {
     const discord = await startFakeDiscord();
     cleanups.push(() => discord.close());
@@ -61,7 +61,7 @@ describe("several processes on one host", () => {
       bots.push({ bot, port });
     }
     await Promise.all(
-      bots.map(({ bot }) => bot.waitForLog((l) => l.msg === "neo started", "neo started", 60_000)),
+      bots.map(({ bot }) => bot.waitForLog((l) => l.msg === "neo started", "neo started", 150_000)),
     );
     for (const { bot, port } of bots) {
       const started = bot.logLines().find((l) => l.msg === "neo started")!;
