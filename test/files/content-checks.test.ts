@@ -45,11 +45,17 @@ describe("content array checks", () => {
   });
 
   it("a released image (the same text alone) keeps the prefix; other changes of that message do not", () => {
-    const prev = { messages: [withImage, { role: "assistant", content: "ok" }], system: "s", index: 1 };
+    const prev = {
+      messages: [withImage, { role: "assistant", content: "ok" }],
+      system: "s",
+      head: "s",
+      index: 1,
+    };
     const released = { role: "user", content: "see [Image a.png]" };
     const ok = {
       messages: [released, { role: "assistant", content: "ok" }, { role: "user", content: "more" }],
       system: "s",
+      head: "s",
       index: 2,
     };
     expect(prefixViolation(prev, ok)).toBeNull();
@@ -65,5 +71,33 @@ describe("content array checks", () => {
         { ...prev, messages: [...prev.messages, { role: "user", content: "more" }], index: 2 },
       ),
     ).toContain("does not extend");
+  });
+
+  it("the system text before the transcript must not change between requests without a compaction", () => {
+    const prev = {
+      messages: [{ role: "user", content: "hi" }],
+      system: "head\ntail 1",
+      head: "head",
+      index: 1,
+    };
+    const next = {
+      messages: [...prev.messages, { role: "assistant", content: "ok" }, { role: "user", content: "more" }],
+      system: "head\ntail 2",
+      head: "head",
+      index: 2,
+    };
+    // Only the system text after the transcript changed: the prefix holds.
+    expect(prefixViolation(prev, next)).toBeNull();
+    expect(prefixViolation(prev, { ...next, head: "head, [context: 4% used]" })).toContain(
+      "changes the system text before the transcript",
+    );
+    // A compaction announces a new window: the head may change then.
+    expect(
+      prefixViolation(prev, {
+        ...next,
+        head: "[compaction 1: hard]\nsummary",
+        system: "[compaction 1: hard]\nsummary",
+      }),
+    ).toBeNull();
   });
 });

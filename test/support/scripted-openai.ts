@@ -31,6 +31,7 @@ import {
   duplicateViolations,
   pairingViolations,
   prefixViolation,
+  systemHead,
   systemText,
   type WireMessage,
 } from "./transcript-checks.js";
@@ -42,6 +43,8 @@ export interface ScriptedRequest {
   model: string;
   /** The system block (all system messages joined). */
   system: string;
+  /** The system text before the transcript (what a prompt cache reuses first). */
+  head: string;
   /** The transcript: every non-system message, as sent. */
   messages: WireMessage[];
   tools: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
@@ -140,7 +143,7 @@ export interface ScriptedOpenAI {
 }
 
 interface ConvState {
-  lastAnswered: { messages: WireMessage[]; system: string; index: number } | null;
+  lastAnswered: { messages: WireMessage[]; system: string; head: string; index: number } | null;
 }
 
 let callSeq = 0;
@@ -277,6 +280,7 @@ export async function startScriptedOpenAI(
       index: requests.length + 1,
       model: String(body.model),
       system: systemText(all),
+      head: systemHead(all),
       messages: all.filter((m) => m.role !== "system" && m.role !== "developer"),
       tools: (body.tools ?? []) as ScriptedRequest["tools"],
       conversation: header(req, CONVERSATION_HEADER),
@@ -352,7 +356,8 @@ export async function startScriptedOpenAI(
       );
     }
     const answered = () => {
-      if (state) state.lastAnswered = { messages: rec.messages, system: rec.system, index: rec.index };
+      if (state)
+        state.lastAnswered = { messages: rec.messages, system: rec.system, head: rec.head, index: rec.index };
     };
     if (body.stream !== true) {
       answered();

@@ -133,10 +133,14 @@ export function systemText(messages: WireMessage[]): string {
  * announces a later compaction (see `src/core/compaction/marker.ts`).
  */
 export function prefixViolation(
-  prev: { messages: WireMessage[]; system: string; index: number },
-  next: { messages: WireMessage[]; system: string; index: number },
+  prev: { messages: WireMessage[]; system: string; head: string; index: number },
+  next: { messages: WireMessage[]; system: string; head: string; index: number },
 ): string | null {
   if (compactionNumber(next.system) > compactionNumber(prev.system)) return null;
+  // What precedes the transcript is what a provider's prompt cache reuses first: it must not change.
+  if (next.head !== prev.head) {
+    return `request #${next.index} changes the system text before the transcript that request #${prev.index} sent (no compaction announced): a prompt cache reuses nothing of it`;
+  }
   const a = prev.messages;
   const b = next.messages;
   for (let i = 0; i < a.length; i++) {
@@ -224,4 +228,17 @@ export function contentViolations(messages: WireMessage[]): string[] {
     }
   });
   return out;
+}
+
+/**
+ * The system text before the transcript: the request's leading system messages. (A system message
+ * after the transcript, the turn's context, may change from request to request.)
+ */
+export function systemHead(messages: WireMessage[]): string {
+  const head: string[] = [];
+  for (const m of messages) {
+    if (m.role !== "system" && m.role !== "developer") break;
+    head.push(normalContent(m.content));
+  }
+  return head.join("\n");
 }

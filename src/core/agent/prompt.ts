@@ -1,8 +1,13 @@
 /**
  * The system block, composed fresh on every iteration (seed: buildSystem). It is never stored, so
- * it cannot drift: charter, embedded ground truth, pinned block (identity, inviolable rules, the
- * user's hard constraints, profile and open goal from the cortex, the active goal), summary,
- * recalled turns, retrieved memory, patterns, and the budget stat last.
+ * it cannot drift. It is sent in two parts, so that providers' prompt caches (which reuse the
+ * longest prefix a request shares with an earlier one) serve the whole transcript: the `head`,
+ * which holds for the whole window (charter, embedded ground truth, the consolidated summary, which
+ * changes only when a compaction starts a new window), goes first; the `tail`, what the turn or the
+ * step brings (pinned block: identity, inviolable rules, channel instructions, the user's hard
+ * constraints, profile and open goal from the cortex, the active goal; recalled turns, retrieved
+ * memory, patterns, and the budget stat last), goes after the transcript. So each request of a
+ * thread extends the last up to its tail.
  */
 import { readFileSync } from "node:fs";
 import type { ConversationKey, Speaker } from "../keys.js";
@@ -69,8 +74,15 @@ function section(title: string, body: string): string {
   return body.trim() ? `\n\n## ${title}\n${body.trim()}` : "";
 }
 
-/** Everything but the budget stat (which is computed from this text plus the transcript). */
-export function buildSystemBody(p: SystemParts): string {
+/** The system block's two parts, without the budget stat (computed from them and the transcript). */
+export interface SystemBlock {
+  /** Sent first: the same for every request of the window. */
+  head: string;
+  /** Sent after the transcript: this turn's and this step's context. */
+  tail: string;
+}
+
+export function buildSystemBlock(p: SystemParts): SystemBlock {
   const pinned = [
     `Identity: ${p.identity}`,
     `Inviolable rules:\n${INVIOLABLE_RULES.map((r) => `- ${r}`).join("\n")}`,
@@ -85,17 +97,20 @@ export function buildSystemBody(p: SystemParts): string {
   const memoryNote = p.page.unavailable
     ? "Memory is unavailable right now; say so if the user asks about it."
     : "";
-  return (
-    CHARTER +
-    section("Ground truth", KNOWLEDGE) +
-    section("Pinned", pinned) +
-    section("Consolidated summary of earlier conversation", p.summary ?? "") +
-    section("Recalled turns", p.page.recalled) +
-    section("Retrieved memory", [memoryNote, p.page.retrieved].filter(Boolean).join("\n")) +
-    section("Procedural patterns", p.page.patterns)
-  );
+  return {
+    head:
+      CHARTER +
+      section("Ground truth", KNOWLEDGE) +
+      section("Consolidated summary of earlier conversation", p.summary ?? ""),
+    tail: (
+      section("Pinned", pinned) +
+      section("Recalled turns", p.page.recalled) +
+      section("Retrieved memory", [memoryNote, p.page.retrieved].filter(Boolean).join("\n")) +
+      section("Procedural patterns", p.page.patterns)
+    ).trimStart(),
+  };
 }
 
-export function withBudgetStat(body: string, pct: number): string {
-  return `${body}\n\n[context: ${pct}% used]`;
+export function withBudgetStat(tail: string, pct: number): string {
+  return `${tail}\n\n[context: ${pct}% used]`;
 }

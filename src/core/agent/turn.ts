@@ -19,7 +19,7 @@ import { cutOffReply, EMPTY_NUDGE, LENGTH_NUDGE } from "./notes.js";
 import { recordStep } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { createAdaptCounter, createStallCheck } from "./progress.js";
-import { buildSystemBody, DEFAULT_IDENTITY, identityLine, withBudgetStat } from "./prompt.js";
+import { buildSystemBlock, DEFAULT_IDENTITY, identityLine, withBudgetStat } from "./prompt.js";
 import { runToolStep } from "./tool-step.js";
 import type { Transcript } from "./transcript.js";
 import type { TurnEntry } from "./turn-entry.js";
@@ -74,7 +74,7 @@ export async function runTurn(
 
   const window = () => {
     const schemas = tools.schemas();
-    const body = buildSystemBody({
+    const block = buildSystemBlock({
       identity,
       page,
       activeGoal: activeGoal(t.summary, t.working),
@@ -82,12 +82,12 @@ export async function runTurn(
       channelInstructions: channel.instructions,
     });
     const pct = budgetPct({
-      system: body,
+      system: `${block.head}\n\n${block.tail}`,
       messages: t.working,
       tools: schemas,
       contextWindow: limits.contextWindow,
     });
-    return { tools: schemas, body, pct };
+    return { tools: schemas, block, pct };
   };
   const stop = async (reason: StopReason): Promise<TurnResult> => {
     const text = honestPartial(reason, done, activeGoal(t.summary, t.working));
@@ -117,7 +117,8 @@ export async function runTurn(
       res = await deps.llm.complete({
         role: "main",
         ...(channel.model ? { model: channel.model } : {}),
-        system: withBudgetStat(w.body, w.pct),
+        system: w.block.head,
+        context: withBudgetStat(w.block.tail, w.pct),
         messages: t.working,
         images: await files.images(ctx.conversation, t.working),
         tools: w.tools,

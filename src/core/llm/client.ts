@@ -81,7 +81,7 @@ function usageOf(res: ChatCompletion, req: CompletionRequest): Completion["usage
   const out = `${message?.content ?? ""}${JSON.stringify(message?.tool_calls ?? [])}`;
   return {
     promptTokens: estimateTokens(
-      `${req.system}${JSON.stringify(req.messages)}${JSON.stringify(req.tools ?? [])}`,
+      `${req.system}${JSON.stringify(req.messages)}${req.context ?? ""}${JSON.stringify(req.tools ?? [])}`,
     ),
     completionTokens: estimateTokens(out),
   };
@@ -210,7 +210,7 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
     req: CompletionRequest,
     maxRetries: number,
   ): Promise<Completion> => {
-    const messages = requestMessages(req.system, req.messages, req.images);
+    const messages = requestMessages(req.system, req.messages, req.images, req.context);
     // The SDK adds an abort listener to the signal it gets and never removes it; a long turn would
     // pile one per request onto the turn's signal. Each request gets its own child signal instead.
     const child = new AbortController();

@@ -81,8 +81,15 @@ export interface CompletionRequest {
   role: ModelRole;
   /** A `main` call's model instead of `NEO_MAIN_MODEL` (a channel's `/neo channel model`). */
   model?: string;
+  /** The system text sent first: the same for every request of a window (prompt caches reuse it). */
   system: string;
   messages: Message[];
+  /**
+   * System text sent after the transcript: what changes from request to request (the turn's pinned
+   * block, retrieved memory, the budget stat), kept out of the prefix so the request up to it extends
+   * the previous one of the thread.
+   */
+  context?: string;
   tools?: ToolSchema[];
   /**
    * Images still kept for this request (sha256 → data URL): a user message whose attached image is

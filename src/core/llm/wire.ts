@@ -52,11 +52,20 @@ function toWire(m: Message, images: ReadonlyMap<string, string>): ChatCompletion
   return { role: "user", content: parts };
 }
 
-/** The system block, then the transcript as the endpoint receives it. */
+/**
+ * The system block's head, the transcript as the endpoint receives it, then the block's tail
+ * (`context`) when there is one: everything before the tail is the same for the next request of the
+ * thread, plus what it appends, which is what prompt caches reuse.
+ */
 export function requestMessages(
   system: string,
   messages: readonly Message[],
   images: ReadonlyMap<string, string> = new Map(),
+  context?: string,
 ): ChatCompletionMessageParam[] {
-  return [{ role: "system", content: system }, ...mergeUserRuns(messages).map((m) => toWire(m, images))];
+  return [
+    { role: "system", content: system },
+    ...mergeUserRuns(messages).map((m) => toWire(m, images)),
+    ...(context ? [{ role: "system" as const, content: context }] : []),
+  ];
 }
