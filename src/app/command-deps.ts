@@ -67,7 +67,12 @@ export function commandDeps(
     },
     system: {
       models: () => ({ main: cfg.NEO_MAIN_MODEL, cheap: cfg.NEO_CHEAP_MODEL ?? cfg.NEO_MAIN_MODEL }),
-      store: () => ({ kind: s.store.kind, healthy: s.store.healthy() }),
+      store: async () => ({
+        kind: s.store.kind,
+        healthy: s.store.healthy(),
+        ...(s.store.healthy() ? { size: await s.store.size() } : {}),
+        conversationRetentionDays: cfg.NEO_CONVERSATION_RETENTION_DAYS,
+      }),
     },
   };
 }

@@ -101,7 +101,12 @@ describe("runCommand", () => {
       usage: usageCommands(createUsageTracker({ store, ledger: createUsageLedger() })),
       system: {
         models: () => ({ main: "m", cheap: "c" }),
-        store: () => ({ kind: store.kind, healthy: true }),
+        store: async () => ({
+          kind: store.kind,
+          healthy: true,
+          size: await store.size(),
+          conversationRetentionDays: 0.5,
+        }),
       },
     };
   });
@@ -137,6 +142,8 @@ describe("runCommand", () => {
     const status = await text("status", ctx("UADMIN", true));
     expect(status).toContain("`wallet` DOWN — spawn failed");
     expect(status).toContain("1 running, 3 queued");
+    expect(status).toMatch(/Store: file, healthy, \d+ keys, \d+\.\d MiB on disk/);
+    expect(status).toContain("idle conversations are deleted after 0.5 day(s)");
     expect(await text("tools", ctx("UADMIN", true))).toContain(
       "*Escalate* (1, approval only): `wallet__send`",
     );

@@ -148,14 +148,15 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
     }
     case "status": {
       const m = deps.system.models();
-      const s = deps.system.store();
+      const s = await deps.system.store();
       const st = deps.conversations.stats();
       const servers = deps.tools.servers();
       const pending = await deps.approvals.pending();
       const lines = [
         "*Neo status*",
         `• Models: main \`${m.main}\`, cheap \`${m.cheap}\``,
-        `• Store: ${s.kind}, ${s.healthy ? "healthy" : "UNREACHABLE"}`,
+        `• Store: ${s.kind}, ${s.healthy ? "healthy" : "UNREACHABLE"}${s.size ? `, ${s.size.keys} keys, ${(s.size.bytes / 2 ** 20).toFixed(1)} MiB${s.kind === "redis" ? " (the server's used memory)" : " on disk"}` : ""}`,
+        `• Retention: idle conversations are deleted after ${s.conversationRetentionDays} day(s)`,
         `• Threads: ${st.active} active, ${st.running} running, ${st.queued} queued messages, ${st.waitingForSlot} waiting for a slot, ${st.throttledUsers} user(s) over their turn rate`,
         `• Pending approvals: ${pending.length}`,
         `• MCP servers (${servers.length}):`,

@@ -141,7 +141,16 @@ export interface CommandDeps {
   };
   system: {
     models(): { main: string; cheap: string };
-    store(): { kind: string; healthy: boolean };
+    /**
+     * The store, what it holds (live keys, bytes: `Store.size`; absent while it is unreachable) and
+     * how long an idle conversation is kept.
+     */
+    store(): Promise<{
+      kind: string;
+      healthy: boolean;
+      size?: { keys: number; bytes: number };
+      conversationRetentionDays: number;
+    }>;
   };
 }
 

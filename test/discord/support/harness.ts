@@ -228,7 +228,12 @@ export function testCommandDeps(
     channels: NO_CHANNELS,
     system: {
       models: () => ({ main: "gpt-test", cheap: "gpt-test" }),
-      store: () => ({ kind: store.kind, healthy: store.healthy() }),
+      store: async () => ({
+        kind: store.kind,
+        healthy: store.healthy(),
+        size: await store.size(),
+        conversationRetentionDays: 30,
+      }),
     },
   };
 }

@@ -317,7 +317,12 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     channels: channelCommands(channels),
     system: {
       models: () => ({ main: "main-model", cheap: "main-model" }),
-      store: () => ({ kind: store.kind, healthy: store.healthy() }),
+      store: async () => ({
+        kind: store.kind,
+        healthy: store.healthy(),
+        size: await store.size(),
+        conversationRetentionDays: 30,
+      }),
     },
   };
   adapter = createSlackAdapter({
