@@ -19,6 +19,8 @@
 import { webApi } from "@slack/bolt";
 import { log } from "../../core/log.js";
 import { metrics } from "../../ops/metrics.js";
+import type { Store } from "../../store/types.js";
+import { createFleetWindow } from "./rate-gate/fleet-window.js";
 import {
   type Held,
   type KeyState,
@@ -95,6 +97,11 @@ export interface RateGateOptions {
    * back (a turn that died between) cannot shrink its key for good; a lapsed one's call waits.
    */
   reservationTtlMs?: number;
+  /**
+   * Where the fleet's windows live (rate-gate/fleet-window.ts): every instance on this store spends
+   * one budget per key. Unset, the window is this process's.
+   */
+  store?: Pick<Store, "rateWindow">;
 }
 
 export function createRateGate(options: RateGateOptions = {}): RateGate {
@@ -102,6 +109,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
   const margin = options.margin ?? 0.1;
   const reservationTtlMs = options.reservationTtlMs ?? 15 * 60_000;
   const keys = createKeyTable(margin);
+  const fleet = createFleetWindow({ store: options.store, margin });
   let pending = 0;
   let onDrained: (() => void)[] = [];
 
@@ -134,13 +142,19 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     return undefined;
   };
 
-  /** One attempt; a 429 blocks the key and says so (`retry`), anything else is the caller's. */
+  /**
+   * One attempt, once the fleet has room for it (an optional call without room there is dropped);
+   * a 429 blocks the key, here and for the fleet, and says so (`retry`); anything else is the caller's.
+   */
   const attempt = async <T>(
     s: KeyState,
     c: GateCall<T>,
     slot: Slot,
-  ): Promise<{ ok: true; value: T } | { ok: false; err: unknown }> => {
+  ): Promise<{ ok: true; value: T } | { ok: false; err: unknown } | { ok: "dropped" }> => {
+    let id: string | undefined;
     try {
+      id = await fleet.take(c.key, c.rule, c.optional === true);
+      if (id === undefined) return { ok: "dropped" };
       return { ok: true, value: await c.call() };
     } catch (err) {
       const after = retryAfterMs(err);
@@ -148,9 +162,11 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       metrics.rateLimited.inc({ platform: "slack" });
       s.blockedUntil = Math.max(s.blockedUntil, Date.now() + after);
       log.warn({ key: c.key, retryAfterMs: after }, "slack 429: waiting it out");
+      await fleet.block(c.key, c.rule, after);
       return { ok: false, err };
     } finally {
       landed(s, slot);
+      if (id !== undefined) fleet.settle(c.key, c.rule, id);
     }
   };
 
@@ -181,6 +197,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
     let counted = false;
     for (let waits = 0; ; waits++) {
       const r = await attempt(s, c, slot);
+      if (r.ok === "dropped") return dropped(c);
       if (r.ok) return r.value;
       // A cosmetic call is not worth a wait: the key is blocked for the others, this one is dropped.
       if (c.optional) return dropped(c);

@@ -59,7 +59,7 @@ export function createSlackWorkspaces(o: {
   /** The bot of `teamId`, or undefined when Neo is not installed there. */
   bot: (teamId: string) => Promise<WorkspaceBot | undefined>;
 }): SlackWorkspaces {
-  const gate = createRateGate();
+  const gate = createRateGate({ store: o.store });
   const bots = new Map<string, { bot: WorkspaceBot; at: number }>();
   const outs = new Map<string, { out: SlackOutbound; users: SlackUsers; channels: SlackChannels }>();
 
