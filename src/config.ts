@@ -92,7 +92,42 @@ const filesEnv = z.object({
     .describe("Attached files read per message; the rest are named and the user is told."),
   NEO_FILE_TEXT_TOKENS: int(100)
     .default(8000)
-    .describe("Tokens of text kept from one text-like file or PDF; the rest is cut with a marker."),
+    .describe(
+      "Tokens of text kept from one text-like file or PDF, counted by the real tokenizer (o200k, as an upper bound for every script); the rest is cut with a marker and the user told.",
+    ),
+  NEO_FILE_MESSAGE_TOKENS: int(100)
+    .default(24_000)
+    .describe(
+      "Tokens of text kept from all the files of one message together (and never more than 30 % of `NEO_CONTEXT_WINDOW` for the files in the window); files past it are cut or not read, and the user told.",
+    ),
+  NEO_FILE_WORKERS: int(1, 64)
+    .default(2)
+    .describe(
+      "Worker threads that read files (PDFs, images, text); a file waits for a free one. The main thread never parses a file.",
+    ),
+  NEO_FILE_READ_MS: int(100)
+    .default(20_000)
+    .describe(
+      "Wall time for reading one file in its worker; a worker over it is stopped and the user told the file is too complex to read.",
+    ),
+  NEO_FILE_READ_MB: int(32)
+    .default(256)
+    .describe(
+      "Heap of one file reader worker, in MB (`resourceLimits`); a worker over it is stopped and the user told the file is too complex to read.",
+    ),
+  NEO_FILE_PDF_PAGES: int(1)
+    .default(500)
+    .describe("PDF pages read at most; the user is told when a document has more."),
+  NEO_FILE_PDF_OBJECTS: int(100)
+    .default(200_000)
+    .describe(
+      "PDF objects a document may declare; one with more is refused as too complex before it is parsed.",
+    ),
+  NEO_FILE_IMAGE_PIXELS: int(1)
+    .default(50_000_000)
+    .describe(
+      "Pixels (width × height) an image may declare; a larger one is refused before it is decoded. Images within it are downscaled to the model's limits (fit 2048 × 2048, short side 768 px).",
+    ),
   NEO_ANSWER_FILE_CHARS: int(0)
     .default(8000)
     .describe(

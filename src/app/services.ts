@@ -127,6 +127,7 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
       })
     : createEmbeddedExecutor({ llm, tools, store, spendRules: cfg.NEO_SPEND_RULES });
   coreExecute = createCoreExecute({ executor, broker, caps, access });
+  const files = createFileIntake({ store, limits: fileLimitsFromConfig(cfg) });
 
   return {
     cfg,
@@ -150,13 +151,14 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
       memory: memory.port,
       limits: limitsFromConfig(cfg),
       identity: { name: cfg.NEO_BOT_NAME, deployment: cfg.NEO_DEPLOYMENT },
-      files: createFileIntake({ store, limits: fileLimitsFromConfig(cfg) }),
+      files,
       budget: usage.budget,
       channels,
     },
     async close() {
       await memory.drained();
       await usage.flushed();
+      await files.close();
       await tools.close();
       await store.close();
     },

@@ -3,8 +3,9 @@
  * conversation worker: Conversations, the real loop and openai SDK against the validating endpoint,
  * the gate MCP server, real Redis) reads a PNG from the file host, shows it to the model, and is
  * SIGKILLed while the tool call runs. The next process resumes the turn: its request is valid and
- * still carries the image, the image is not downloaded again (the bytes were kept in Redis for the
- * turn), and the bytes are deleted from Redis when the resumed turn ends.
+ * still carries the same image, fetched and checked again (issue 35: Redis keeps only a reference
+ * to the turn's image, its URL and hash, never its bytes), and the reference is deleted when the
+ * resumed turn ends.
  */
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +26,8 @@ import { readSaid, startWorker, until, type WorkerProcess } from "./worker-proce
 const redis = await probeRedis();
 const AUTH = "Bearer xoxb-restart-token";
 const CONV = "console:local:main:img";
-const PNG_URL = `data:image/png;base64,${PNG.toString("base64")}`;
+/** What the model was sent the first time (the image decoded and re-encoded by the reader). */
+let sent = "";
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
 /** The image parts of the request's user messages. */
@@ -44,7 +46,7 @@ describe.skipIf(!redis.ok)("restart in the middle of a turn with an image (real 
     await host?.close();
   });
 
-  it("the resumed request is valid and shows the image, fetched once; its bytes go when the turn ends", {
+  it("the resumed request is valid and shows the same image, fetched again; its reference goes when the turn ends", {
     timeout: 120_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "neo-restart-img-"));
@@ -54,13 +56,16 @@ describe.skipIf(!redis.ok)("restart in the middle of a turn with an image (real 
     ep = await startScriptedOpenAI([
       {
         label: "sees the image, opens the gate tool",
-        expect: (req) => expect(imagesOf(req)).toEqual([PNG_URL]),
+        expect: (req) => {
+          [sent = ""] = imagesOf(req);
+          expect(sent).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+        },
         reply: { toolCalls: [{ id: "call_gate", name: "gate__wait_for_gate", arguments: { name: "g1" } }] },
       },
       {
         label: "after the restart: the same image, the synthetic result",
         expect: (req) => {
-          expect(imagesOf(req)).toEqual([PNG_URL]);
+          expect(imagesOf(req)).toEqual([sent]);
           expect(req.messages.find((m) => m.role === "tool")?.content).toBe(INTERRUPTED_TOOL_RESULT);
         },
         reply: { text: "A single pixel." },
@@ -97,8 +102,12 @@ describe.skipIf(!redis.ok)("restart in the middle of a turn with an image (real 
       expect(await first.submit(message)).toEqual({ accepted: true });
       await until("the tool call is running", () => existsSync(join(dir, "g1.started")));
       expect(host.requests.map((r) => r.path)).toEqual(["/shot.png"]);
-      // Kept for the turn, in Redis: what the next process shows the model.
-      expect((await store.keys("files:")).length).toBeGreaterThan(0);
+      // A reference for the turn in Redis (where to fetch the image again, its hash), not its bytes.
+      const claims = await store.keys("files:");
+      expect(claims).toHaveLength(1);
+      const claim = JSON.stringify(await store.get(claims[0]!));
+      expect(claim).not.toContain(PNG.toString("base64"));
+      expect(claim.length).toBeLessThan(300);
       first.child.kill("SIGKILL");
       await first.exited;
 
@@ -107,11 +116,14 @@ describe.skipIf(!redis.ok)("restart in the middle of a turn with an image (real 
       await until("the resumed turn answered", () =>
         readSaid(out).some((s) => s.kind === "say" && s.text === "A single pixel."),
       );
-      await until("the image's bytes deleted", async () => (await store.keys("files:")).length === 0);
+      await until("the image's reference deleted", async () => (await store.keys("files:")).length === 0);
       second.child.kill("SIGTERM");
       expect(await second.exited).toBe(0);
-      // Downloaded once, before the crash, with the token; the resumed turn read it from Redis.
-      expect(host.requests.map((r) => [r.path, r.headers.authorization])).toEqual([["/shot.png", AUTH]]);
+      // Downloaded before the crash and again by the resumed turn, each time with the token.
+      expect(host.requests.map((r) => [r.path, r.headers.authorization])).toEqual([
+        ["/shot.png", AUTH],
+        ["/shot.png", AUTH],
+      ]);
       expect(ep.requests).toHaveLength(2);
     } finally {
       for (const k of await store.keys("")) await store.delete(k);

@@ -1,17 +1,18 @@
 /**
  * Files on a message through the real loop, the real openai SDK and the validating endpoint: a
  * local file host stands in for the platform's file server (its token checked, every request
- * recorded), the store is the embedded one.
+ * recorded), files read by one worker pool.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/core/agent/agent.js";
 import type { AgentEvent, TurnInput } from "../../src/core/agent/types.js";
 import { replay } from "../../src/core/conversations/replay.js";
 import {
   createFileIntake,
+  createFileReader,
   DEFAULT_FILE_LIMITS,
   type FileSource,
   type InboundFile,
@@ -28,6 +29,9 @@ let host: FileHost;
 let elsewhere: FileHost;
 let store: Store;
 let dir: string;
+// One worker pool for the file: workers load their parsers once.
+const reader = createFileReader({ workers: 1, timeoutMs: 60_000, memoryMb: 256 });
+afterAll(() => reader.close());
 
 beforeEach(async () => {
   host = await startFileHost(TOKEN);
@@ -61,7 +65,7 @@ function serve(path: string, body: Buffer, type: string, over: Partial<InboundFi
 function deps(vision: boolean, limits: Partial<typeof DEFAULT_FILE_LIMITS> = {}) {
   return {
     ...testDeps(ep, { tools: testTools({ look: () => ({ content: "looked", isError: false }) }) }),
-    files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, vision, ...limits } }),
+    files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, vision, ...limits }, reader }),
   };
 }
 
@@ -71,7 +75,8 @@ type Part = { type: string; text?: string; image_url?: { url: string } };
 describe("files on a message", () => {
   it("a PNG reaches a vision model as an image part of the user message, for every request of its turn, and only its reference is logged", async () => {
     const png = serve("/shot.png", PNG, "image/png");
-    const dataUrl = `data:image/png;base64,${PNG.toString("base64")}`;
+    // What the model is sent: the image decoded and re-encoded (here: the same single pixel, as PNG).
+    let dataUrl = "";
     ep = await startScriptedOpenAI([
       {
         expect: (r) => {
@@ -80,7 +85,9 @@ describe("files on a message", () => {
           expect(parts[0]!.text).toContain(
             'what is this?\n[Image "shot.png" (image/png, 70 B, id Fshotpng), sha256 ',
           );
-          expect(parts[1]).toEqual({ type: "image_url", image_url: { url: dataUrl } });
+          expect(parts[1]!.type).toBe("image_url");
+          dataUrl = parts[1]!.image_url!.url;
+          expect(dataUrl).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
         },
         reply: { toolCalls: [{ id: "c1", name: "look", arguments: {} }] },
       },
@@ -104,6 +111,12 @@ describe("files on a message", () => {
     expect(host.requests[0]!.headers.authorization).toBe(TOKEN);
     const logged = JSON.stringify(ctx.events);
     expect(logged).not.toContain(PNG.toString("base64"));
+    expect(logged).not.toContain(dataUrl.slice("data:image/png;base64,".length));
+    // The store (its log on disk included) never held the image: only a reference, gone with the turn.
+    const stored = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), "utf8")));
+    expect(stored.join("")).not.toContain(PNG.toString("base64"));
+    expect(stored.join("")).not.toContain(dataUrl.slice("data:image/png;base64,".length));
+    expect(await store.keys("files:")).toEqual([]);
     const user = ctx.events[0] as Extract<AgentEvent, { type: "message" }>;
     expect(user.message).toMatchObject({
       role: "user",
@@ -118,8 +131,6 @@ describe("files on a message", () => {
         },
       ],
     });
-    // Downloaded bytes do not outlive the turn.
-    expect(await store.keys("files:")).toEqual([]);
     expect((await agent.chat({ text: "and now?", speaker: ann }, ctx)).status).toBe("answered");
   });
 
@@ -132,9 +143,11 @@ describe("files on a message", () => {
         expect: (r) => {
           const text = r.messages[0]!.content as string;
           expect(text).toContain('sum these\n[File "sales.csv" (text/csv, 32 B, id Fsalescsv), sha256 ');
-          expect(text).toContain('its text:]\nregion,amount\nnorth,12\nsouth,30\n\n[end of "sales.csv"]');
           expect(text).toMatch(
-            /\[… big\.log truncated: [\d,]+ more characters \(about [\d,]+ tokens\) not shown\]/,
+            /its text between the <<<file-([0-9a-f]{16}) and >>>file-\1 lines:\]\n<<<file-\1\nregion,amount\nnorth,12\nsouth,30\n\n>>>file-\1\n/,
+          );
+          expect(text).toMatch(
+            /\n>>>file-[0-9a-f]{16}\n\[… "big\.log": cut after about 1,000 tokens: [\d,]+ more characters not shown\]/,
           );
           expect(text.length).toBeLessThan(20_000);
           expect(text).toContain("Quarterly revenue grew 12 percent");
@@ -145,7 +158,8 @@ describe("files on a message", () => {
     const agent = createAgent(deps(false, { textTokens: 1000 }));
     const ctx = testContext({ files: source() });
     expect((await agent.chat(withFiles("sum these", [csv, log, pdf]), ctx)).status).toBe("answered");
-    expect(ctx.reporter.notices).toEqual([]);
+    expect(ctx.reporter.notices).toHaveLength(1);
+    expect(ctx.reporter.notices[0]).toMatch(/^I read only part of "big\.log": cut after about 1,000 tokens/);
   });
 
   it("a 50 MB file is refused with a clear message, without a request; a file larger than it said is cut off at the limit", async () => {
@@ -244,7 +258,7 @@ describe("files on a message", () => {
     expect(host.requests).toEqual([]);
   });
 
-  it("a turn resumed after a restart shows the same image from the store without downloading it again, and the request is valid", async () => {
+  it("a turn resumed after a restart fetches and checks its image again (no image bytes were stored), and the request is valid", async () => {
     const png = serve("/shot.png", PNG, "image/png");
     ep = await startScriptedOpenAI([
       { reply: { toolCalls: [{ id: "c1", name: "look", arguments: {} }] } },
@@ -281,7 +295,7 @@ describe("files on a message", () => {
     const ctx2 = testContext({ files: source() });
     const res = await second.chat({ text: "(Neo restarted; continue.)", speaker: ann }, ctx2);
     expect(res.status).toBe("answered");
-    expect(host.requests).toHaveLength(1);
+    expect(host.requests).toHaveLength(2);
     expect(await store.keys("files:")).toEqual([]);
   });
 });

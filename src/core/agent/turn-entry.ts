@@ -16,7 +16,7 @@ import type { AgentDeps } from "./deps.js";
 import type { Transcript } from "./transcript.js";
 import type { TurnContext, TurnInput, TurnProgress } from "./types.js";
 import { contextMessage, cutNotice, enterUserMessage } from "./user-message.js";
-import { IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
+import { filesRoom, IMAGES_UNREAD_NOTICE, imagesToldUnread } from "./with-files.js";
 
 /** What a turn starts from once its opening messages are in the transcript. */
 export interface OpenedTurn {
@@ -71,11 +71,11 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     }
     // Files are read (and images kept for the turn) before the message is logged, which names them.
     const told = imagesToldUnread(t.working);
-    const read = await files.read(ctx.conversation, input.files, ctx.files, ctx.signal);
+    const room = filesRoom(t.working, limits.contextWindow);
+    const read = await files.read(ctx.conversation, input.files, ctx.files, ctx.signal, room);
     for (const n of read.notices) await ctx.reporter.notice(n);
     if (read.unreadImages > 0 && !told) await ctx.reporter.notice(IMAGES_UNREAD_NOTICE);
-    const text = input.text ? `${input.text}\n${read.text}` : read.text;
-    const m = enterUserMessage({ ...input, text }, ctx.shared, limits.contextWindow);
+    const m = enterUserMessage(input, ctx.shared, limits.contextWindow, read.text);
     if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
     await t.append({ role: "user", content: m.content, speaker: input.speaker, files: read.refs }, ctx);
     // Memory is searched with the person's words, not the files' contents.

@@ -120,7 +120,7 @@ export async function runTurn(
         system: w.block.head,
         context: withBudgetStat(w.block.tail, w.pct),
         messages: t.working,
-        images: await files.images(ctx.conversation, t.working),
+        images: await files.images(ctx.conversation, t.working, ctx.files, ctx.signal),
         tools: w.tools,
         signal: ctx.signal,
         maxTokens: limits.maxOutputTokens,

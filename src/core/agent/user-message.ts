@@ -34,7 +34,16 @@ function cutMiddle(text: string, tokens: number, maxTokens: number): { text: str
   return { text: `${text.slice(0, head)}${marker}${tail > 0 ? text.slice(-tail) : ""}`, chars };
 }
 
-export function enterUserMessage(input: TurnInput, shared: boolean, contextWindow: number): EnteredMessage {
+/**
+ * `files` (the intake's lines and fenced texts, already held to their own budget) follow the
+ * person's words and are never cut here: a cut could fall inside a file's fence.
+ */
+export function enterUserMessage(
+  input: TurnInput,
+  shared: boolean,
+  contextWindow: number,
+  files = "",
+): EnteredMessage {
   const maxTokens = Math.floor(contextWindow * USER_MESSAGE_SHARE);
   const tokens = estimateTokens(input.text);
   let text = input.text;
@@ -44,7 +53,8 @@ export function enterUserMessage(input: TurnInput, shared: boolean, contextWindo
     text = c.text;
     cut = { tokens, maxTokens, chars: c.chars };
   }
-  const content = shared ? `${input.speaker.displayName}: ${text}` : text;
+  const body = text && files ? `${text}\n${files}` : text || files;
+  const content = shared ? `${input.speaker.displayName}: ${body}` : body;
   return cut ? { content, text, cut } : { content, text };
 }
 

@@ -1,6 +1,7 @@
 /**
  * What the loop does with files beyond the intake: tells the user once per conversation that a
- * text-only model does not read images (the transcript remembers whether it was), and delivers the
+ * text-only model does not read images (the transcript remembers whether it was), says how much room
+ * the window has left for file text, and delivers the
  * files tools return, saying in the tool result where they went (so the model never claims the user
  * sees a file that did not arrive).
  */
@@ -14,6 +15,19 @@ export const IMAGES_UNREAD_NOTICE =
 /** Whether the transcript already holds an image the model could not read (so the user was told). */
 export function imagesToldUnread(working: readonly Message[]): boolean {
   return working.some((m) => m.role === "user" && m.files?.some((f) => f.kind === "image" && !f.attached));
+}
+
+/** At most this share of the context window is file text (real tokens), whatever the messages. */
+export const FILES_WINDOW_SHARE = 0.3;
+
+/**
+ * Tokens of file text the window still has room for: its share of the window less the file text
+ * already in the working transcript (compaction frees the room of the files it summarises).
+ */
+export function filesRoom(working: readonly Message[], contextWindow: number): number {
+  let used = 0;
+  for (const m of working) if (m.role === "user") for (const f of m.files ?? []) used += f.tokens ?? 0;
+  return Math.max(0, Math.floor(contextWindow * FILES_WINDOW_SHARE) - used);
 }
 
 /**

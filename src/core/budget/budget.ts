@@ -12,11 +12,18 @@ export const PER_MESSAGE_OVERHEAD = 4;
 const messageCache = new WeakMap<Message, number>();
 const schemaCache = new WeakMap<ToolSchema, number>();
 
-/** Content + tool calls of one message, plus its framing. */
+/**
+ * Content + tool calls of one message, plus its framing. The text of a file in a user message was
+ * counted by the real tokenizer when it was read: where that count is above the estimate (scripts
+ * the estimator prices low, such as CJK, Yi or emoji), the difference is added.
+ */
 export function messageTokens(m: Message): number {
   const cached = messageCache.get(m);
   if (cached !== undefined) return cached;
   let n = PER_MESSAGE_OVERHEAD + estimateTokens(m.content ?? "");
+  if (m.role === "user") {
+    for (const f of m.files ?? []) n += Math.max(0, (f.tokens ?? 0) - (f.estimated ?? 0));
+  }
   if (m.role === "assistant") {
     for (const c of m.tool_calls ?? [])
       n += estimateTokens(c.function.name) + estimateTokens(c.function.arguments) + 3;

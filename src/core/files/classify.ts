@@ -1,21 +1,8 @@
 /**
- * What a file is, from its declared type, its name and its first bytes. Images are recognised by
- * their signature (a file named .png that is not a PNG is not sent to the model as one); text by
- * type or extension, and only when it decodes without NUL bytes.
+ * What a file claims to be, from its declared type and its name: which reader it goes to. The
+ * reader then checks the claim (an image by decoding it, in ./read/image.ts; text only when it
+ * decodes without NUL bytes).
  */
-
-export type ImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-
-/** The image format the bytes start with, if one the models read. */
-export function imageTypeOf(bytes: Uint8Array): ImageType | undefined {
-  const b = bytes;
-  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return "image/png";
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "image/jpeg";
-  if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38) return "image/gif";
-  const riff = b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === "RIFF";
-  if (riff && String.fromCharCode(...b.subarray(8, 12)) === "WEBP") return "image/webp";
-  return undefined;
-}
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp"]);
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;

@@ -45,6 +45,10 @@ export interface FileRef {
   sha256?: string;
   /** Images only: the bytes are kept for the turn so the model sees the image (vision model). */
   attached?: boolean;
+  /** Text and PDFs: tokens of the text kept, by the real tokenizer (an upper bound: read/tokens.ts). */
+  tokens?: number;
+  /** Text and PDFs: what the cheap estimator (budget/estimate.ts) says of that text. */
+  estimated?: number;
 }
 
 /** Limits of file intake; the defaults are `src/config.ts`'s. */
@@ -55,13 +59,34 @@ export interface FileLimits {
   perMessage: number;
   /** Tokens of text kept from one text-like file or PDF (`NEO_FILE_TEXT_TOKENS`). */
   textTokens: number;
+  /** Tokens of text kept from all the files of one message (`NEO_FILE_MESSAGE_TOKENS`). */
+  messageTokens: number;
   /** Whether the main model reads images (`NEO_MAIN_MODEL_VISION`). */
   vision: boolean;
+  /** Reader worker threads at most (`NEO_FILE_WORKERS`). */
+  workers: number;
+  /** Wall time of reading one file, in ms (`NEO_FILE_READ_MS`). */
+  readMs: number;
+  /** Heap of one reader worker, in MB (`NEO_FILE_READ_MB`). */
+  readMb: number;
+  /** PDF pages read at most (`NEO_FILE_PDF_PAGES`). */
+  pdfPages: number;
+  /** PDF objects a readable document declares at most (`NEO_FILE_PDF_OBJECTS`). */
+  pdfObjects: number;
+  /** Pixels (width × height) an image may declare (`NEO_FILE_IMAGE_PIXELS`). */
+  imagePixels: number;
 }
 
 export const DEFAULT_FILE_LIMITS: FileLimits = {
   maxBytes: 20 * 1024 * 1024,
   perMessage: 5,
   textTokens: 8000,
+  messageTokens: 24_000,
   vision: false,
+  workers: 2,
+  readMs: 20_000,
+  readMb: 256,
+  pdfPages: 500,
+  pdfObjects: 200_000,
+  imagePixels: 50_000_000,
 };

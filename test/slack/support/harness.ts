@@ -369,6 +369,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       await conversations.shutdown(1000);
       await memory?.drained();
       await custom?.close();
+      await files.close();
       if (o.redis && !o.redis.keep) for (const k of await store.keys("")) await store.delete(k);
       await store.close();
       if (!o.reuseFake) await fake.close();
