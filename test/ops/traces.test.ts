@@ -42,6 +42,9 @@ describe("traces", () => {
     // Nothing of the turn is outside its tree.
     const ids = new Set(spans.map((s) => s.spanId));
     for (const s of spans) if (s !== root) expect(ids.has(s.parentSpanId), s.name).toBe(true);
+    // The turn's span covers the whole way from the message's arrival: the queue wait starts with it.
+    const wait = spans.find((s) => s.name === "neo.queue_wait")!;
+    expect(root!.startTimeUnixNano).toBe(wait.startTimeUnixNano);
     // Every span carries the service and this instance.
     for (const s of spans)
       expect(s.resource).toMatchObject({ "service.name": "neo-test", "service.instance.id": "instance-a" });

@@ -19,6 +19,7 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   name: string;
+  startTimeUnixNano: string;
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
 }
@@ -75,6 +76,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               spanId: String(s.spanId),
               parentSpanId: String(s.parentSpanId ?? ""),
               name: String(s.name),
+              startTimeUnixNano: String(s.startTimeUnixNano),
               attributes: attrs(s.attributes as KeyValue[] | undefined),
               resource,
             });

@@ -77,9 +77,12 @@ export function turnSpan(
   key: ConversationKey,
   mode: "new" | "resume" | "rerun",
   trace?: string,
+  /** A new turn's span starts when its message arrived, so the trace covers inbound to post. */
+  receivedAt?: number,
 ): SpanOptions {
   return {
     parent: continuing(trace),
+    ...(receivedAt === undefined ? {} : { startTime: receivedAt }),
     attributes: {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": "Neo",

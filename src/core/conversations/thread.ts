@@ -200,8 +200,10 @@ function tracedTurn(
   mode: "new" | "resume" | "rerun",
   trace?: string,
 ): Promise<void> {
-  return inSpan("invoke_agent Neo", turnSpan(t.key, mode, trace), () =>
-    runTurn(t, live, lease, env, opening, mode),
+  return inSpan(
+    "invoke_agent Neo",
+    turnSpan(t.key, mode, trace, mode === "new" ? opening.receivedAt : undefined),
+    () => runTurn(t, live, lease, env, opening, mode),
   );
 }
 
