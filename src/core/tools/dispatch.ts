@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { BoundTool } from "./bound-tools.js";
 import { observeToolCall, UNKNOWN_TOOL_LABEL } from "./observe.js";
-import { renderResult, resultFiles, truncateResult } from "./render.js";
+import { renderProgress, renderResult, resultFiles, truncateResult } from "./render.js";
 import type { ToolSurfaceOptions } from "./surface-options.js";
 import {
   conversationLookupArgs,
@@ -57,7 +57,11 @@ export function createToolDispatch(
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
     // The requester's own process for a per-user server: one dispatch, routed by who asked.
-    const result = await b.conn.call(ctx.speaker.userKey, b.tool, args, b.name, ctx.signal);
+    const result = await b.conn.call(ctx.speaker.userKey, b.tool, args, b.name, {
+      signal: ctx.signal,
+      // A lost progress line is no reason to fail the call it reports on.
+      onProgress: (p) => void ctx.reporter.status(renderProgress(b.name, p)).catch(() => {}),
+    });
     const files = resultFiles(result, b.tool);
     return cut({
       content: renderResult(result),

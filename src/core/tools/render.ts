@@ -86,3 +86,13 @@ export function truncateResult(text: string, max: number): string {
   const cut = text.length - max;
   return `${text.slice(0, max)}\n[… ${cut} of ${text.length} characters cut]`;
 }
+
+/** A tool's progress as its Status line: `• name: 3 of 10, message` (the server's message cut). */
+export function renderProgress(
+  name: string,
+  p: { progress: number; total?: number | undefined; message?: string | undefined },
+): string {
+  const count = p.total !== undefined ? `${p.progress} of ${p.total}` : `${p.progress}`;
+  const message = p.message?.replace(/\s+/g, " ").trim().slice(0, 200);
+  return `• ${name}: ${count}${message ? `, ${message}` : ""}`;
+}

@@ -4,7 +4,12 @@
  * failure, timeout or cancellation is a `ToolTransportError`.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  Progress,
+  ProgressNotification,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CallCancelledError, requestIdOf, untilCancelled } from "./cancel.js";
 import { loadMcpSdk } from "./mcp-sdk.js";
 import { ToolTransportError } from "./types.js";
@@ -24,6 +29,26 @@ export async function listAllTools(c: Client, timeoutMs: number, signal?: AbortS
   return all;
 }
 
+/** How one call runs: its turn's signal, and where the server's progress reports go. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
+/**
+ * The progress callbacks of running calls, by the `progressToken` their request carries. Tokens are
+ * ours, not the SDK's (its `onprogress` copies the params, and `cancel.ts` finds a call's request id
+ * by the params object it was given).
+ */
+const progressHandlers = new Map<string, (progress: Progress) => void>();
+let lastToken = 0;
+
+/** A server's `notifications/progress`: to the call that asked for it; unknown tokens are dropped. */
+export function onProgressNotification(n: ProgressNotification): void {
+  const { progressToken, ...progress } = n.params;
+  progressHandlers.get(String(progressToken))?.(progress);
+}
+
 /** Call one tool on `c`; `label` (the advertised name) names it in errors. */
 export async function callTool(
   c: Client,
@@ -31,12 +56,16 @@ export async function callTool(
   tool: string,
   args: Record<string, unknown>,
   label: string,
-  signal?: AbortSignal,
+  { signal, onProgress }: CallOptions = {},
 ): Promise<CallToolResult> {
   // Loaded by the start that made `c` ready.
   const { ErrorCode, McpError } = (await loadMcpSdk()).types;
   if (signal?.aborted) throw new ToolTransportError(`${label} failed: cancelled`, label);
-  const params = { name: tool, arguments: args };
+  const token = onProgress ? `neo-${++lastToken}` : undefined;
+  const params = token
+    ? { name: tool, arguments: args, _meta: { progressToken: token } }
+    : { name: tool, arguments: args };
+  if (token && onProgress) progressHandlers.set(token, onProgress);
   try {
     const sent = c.callTool(params, undefined, { timeout: timeoutMs });
     const result = await (signal
@@ -61,6 +90,8 @@ export async function callTool(
           ? `timed out after ${timeoutMs} ms`
           : messageOf(err);
     throw new ToolTransportError(`${label} failed: ${why}`, label, { cause: err });
+  } finally {
+    if (token) progressHandlers.delete(token);
   }
 }
 

@@ -9,7 +9,14 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isStdio, type ServerSpec } from "./manifest.js";
 import { loadMcpSdk } from "./mcp-sdk.js";
-import { callTool, listAllTools, messageOf } from "./server-calls.js";
+import {
+  type CallOptions,
+  callTool,
+  listAllTools,
+  messageOf,
+  onProgressNotification,
+} from "./server-calls.js";
+import { declineServerRequest } from "./server-requests.js";
 import { openTransport } from "./server-transport.js";
 import { ToolTransportError } from "./types.js";
 
@@ -54,7 +61,7 @@ export interface ServerConnection {
     tool: string,
     args: Record<string, unknown>,
     label: string,
-    signal?: AbortSignal,
+    options?: CallOptions,
   ): Promise<CallToolResult>;
   tools(): readonly Tool[];
   info(): ServerInfo;
@@ -121,6 +128,9 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
         opts.onWarning(`server "${alias}" died; it will be restarted on its next call (${error})`);
       };
       c.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => refresh(c, gen));
+      c.setNotificationHandler(sdk.types.ProgressNotificationSchema, onProgressNotification);
+      // No client capability is declared, so every server request but ping lands here.
+      c.fallbackRequestHandler = (request) => declineServerRequest(sdk, alias, request.method);
       const options = { timeout: opts.spawnTimeoutMs, signal: abort.signal };
       await c.connect(transport, options);
       const listed = await listAllTools(c, opts.callTimeoutMs, abort.signal);
@@ -194,11 +204,11 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     tool: string,
     args: Record<string, unknown>,
     label: string,
-    signal?: AbortSignal,
+    options?: CallOptions,
   ): Promise<CallToolResult> {
     if (status === "ready" && client && !starting)
-      return callTool(client, opts.callTimeoutMs, tool, args, label, signal);
-    return ensureReady(label).then((c) => callTool(c, opts.callTimeoutMs, tool, args, label, signal));
+      return callTool(client, opts.callTimeoutMs, tool, args, label, options);
+    return ensureReady(label).then((c) => callTool(c, opts.callTimeoutMs, tool, args, label, options));
   }
 
   async function close(): Promise<void> {

@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { cortexOwner, type UserKey } from "../keys.js";
 import { USER_DIR_VAR } from "./manifest.js";
+import type { CallOptions } from "./server-calls.js";
 import {
   createServerConnection,
   type ServerConnection,
@@ -36,7 +37,7 @@ export interface ToolServer {
     tool: string,
     args: Record<string, unknown>,
     label: string,
-    signal?: AbortSignal,
+    options?: CallOptions,
   ): Promise<CallToolResult>;
   info(): ServerInfo;
   close(): Promise<void>;
@@ -48,7 +49,7 @@ export function sharedServer(conn: ServerConnection): ToolServer {
     alias: conn.alias,
     start: () => conn.start(),
     tools: () => conn.tools(),
-    call: (_user, tool, args, label, signal) => conn.call(tool, args, label, signal),
+    call: (_user, tool, args, label, options) => conn.call(tool, args, label, options),
     info: () => conn.info(),
     close: () => conn.close(),
   };
@@ -207,13 +208,13 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     tool: string,
     args: Record<string, unknown>,
     label: string,
-    signal?: AbortSignal,
+    options?: CallOptions,
   ): Promise<CallToolResult> {
     if (closed) throw new ToolTransportError(`server "${alias}" is closed`, label);
     const owner = cortexOwner(user);
-    const inst = await reserve(owner, label, signal);
+    const inst = await reserve(owner, label, options?.signal);
     try {
-      return await inst.conn.call(tool, args, label, signal);
+      return await inst.conn.call(tool, args, label, options);
     } finally {
       inst.inFlight -= 1;
       if (inst.inFlight === 0) {
