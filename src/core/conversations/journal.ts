@@ -53,6 +53,8 @@ const SNAPSHOT_TAIL = 32;
 export interface Snapshot {
   logLength: number;
   inboxLength: number;
+  /** The conversation had a log the retention horizon deleted (`Journal.existed`), read in the same trip. */
+  existed: boolean;
   inbox: { from: number; items: InboundMessage[] };
 }
 
@@ -128,14 +130,15 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     recordAgain: append,
     async snapshot(c, from) {
-      const [logLength, inboxLength, items] = await Promise.all([
+      const [logLength, inboxLength, items, existed] = await Promise.all([
         store.length(K.log(c)),
         store.length(K.inbox(c)),
         store.range<InboundMessage>(K.inbox(c), from ?? -SNAPSHOT_TAIL, -1),
+        store.get(K.existed(c)),
       ]);
       // Read together, so the lengths and the items agree.
       const start = from === undefined ? Math.max(0, inboxLength - items.length) : from;
-      return { logLength, inboxLength, inbox: { from: start, items } };
+      return { logLength, inboxLength, existed: existed !== undefined, inbox: { from: start, items } };
     },
     inboxFrom: (c, from) => store.range<InboundMessage>(K.inbox(c), from, -1),
     inboxLength: (c) => store.length(K.inbox(c)),

@@ -48,7 +48,8 @@ export async function restore(t: Thread, env: ThreadEnv, snap?: Snapshot): Promi
     if (drop > 0) repair.push({ type: "trim", drop, summary: trimmedSummary(summary, turns), at });
   }
   // A thread whose conversation the retention horizon deleted starts a new window, and says so.
-  if (length === 0 && (await journal.existed(t.key)))
+  // (Read with the lease in `snap` when there is one: no round trip of its own on a message's path.)
+  if (length === 0 && (snap ? snap.existed : await journal.existed(t.key)))
     repair.push({ type: "trim", drop: 0, summary: expiredSummary(at), at });
   let logLength = entries.length;
   if (repair.length) logLength = await journal.appendLog(t.key, repair, logLength);
