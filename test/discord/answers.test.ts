@@ -115,8 +115,15 @@ describe("Discord: answers", () => {
       { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "@everyone" } }] } },
       { reply: { text } },
     );
-    rig.openGate("@everyone");
     await fake.say(fake.alice, fake.channel, "ping everyone about the build", { mentionBot: true });
+    // The tool runs until its status line (a second in) is up: it, too, must ping nobody.
+    await fake.waitForCall(
+      (c) =>
+        c.method === "POST" &&
+        String((c.body as { content?: unknown }).content).includes("gate__wait_for_gate"),
+      "status line",
+    );
+    rig.openGate("@everyone");
     await fake.waitForCall(wrote(text), "the answer");
     await fake.waitForCall((c) => c.method === "DELETE", "status removal");
     expect(assertNoPings(rig)).toBeGreaterThanOrEqual(2);

@@ -91,6 +91,33 @@ describe("Discord: mention → thread", () => {
   });
 });
 
+describe("Discord: progress only for a wait that needs it", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("a turn that calls a tool and answers within a second posts no status line, only the answer", async () => {
+    rig = await startRig();
+    const { fake, ep } = rig;
+    rig.openGate("quick");
+    ep.script(
+      { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "quick" } }] } },
+      { reply: { text: "Done quickly." } },
+    );
+    const mention = await fake.say(fake.alice, fake.channel, "be quick", { mentionBot: true });
+    await fake.waitForCall(wrote("Done quickly.", mention.id), "answer");
+    // The status line would have been posted at the tool call, and deleted after the answer.
+    expect(fake.calls.filter(isCreate(mention.id)).map((c) => String(body(c).content))).toEqual([
+      "Done quickly.",
+    ]);
+    expect(
+      fake.calls.filter((c) => c.method === "DELETE" && c.path.startsWith(`/channels/${mention.id}/`)),
+    ).toEqual([]);
+  });
+});
+
 describe("Discord: a message while a turn runs", () => {
   let rig: Rig | undefined;
   afterEach(async () => {

@@ -25,8 +25,6 @@ describe("Discord: rate limits", () => {
       { reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "b" } }] } },
       { reply: { text: paras.join("\n\n") } },
     );
-    rig.openGate("a");
-    rig.openGate("b");
     const postPath = new RegExp(`^/channels/${dm.id}/messages$`);
     // The status line's post, its edit, and the answer's second message are each refused once.
     fake.rateLimit("POST", postPath, 0.3, 1);
@@ -35,6 +33,13 @@ describe("Discord: rate limits", () => {
     );
     fake.rateLimit("PATCH", new RegExp(`^/channels/${dm.id}/messages/\\d+$`), 0.3, 1);
     await fake.say(fake.carol, dm, "long one please");
+    // The status line shows a second into the first tool; the second tool's status then edits it.
+    await fake.waitForCall(
+      (c) => c.method === "POST" && c.status < 300 && String(body(c).content).includes("gate__wait_for_gate"),
+      "status line",
+    );
+    rig.openGate("a");
+    rig.openGate("b");
     await fake.waitForCall(
       (c) => c.method === "POST" && String(body(c).content).startsWith("Part 4"),
       "last part",

@@ -1,8 +1,8 @@
 /**
  * The Reporter for message-triggered turns in a thread or DM: typing kept alive while the turn runs
  * (from a second in: an answer ready sooner is posted alone, see `typing.ts`), one status line
- * created on the first `status` and edited in place (coalesced) after that, removed when the answer
- * lands; `say` posts new messages split at 2,000 characters (nonces derived from the
+ * created a second after the first `status` (likewise: none for a turn done sooner) with the latest
+ * text and edited in place (coalesced) after that, removed when the answer lands; `say` posts new messages split at 2,000 characters (nonces derived from the
  * answer's key, so posting it again shows nothing new; a resumed answer first looks at what is there,
  * see `posted.ts`, as a nonce holds only minutes and a draft's messages carry none); `notice` posts a visible
  * message. The status line's id is kept in the store so an instance that resumes the turn after a
@@ -64,6 +64,10 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     d.typing,
   );
   let statusId: Promise<string | undefined> | null = null;
+  /** The first status waits as typing does (a second by default): a turn done sooner shows none. */
+  const statusDelayMs = d.typing?.delayMs ?? 1000;
+  let statusTimer: NodeJS.Timeout | null = null;
+  let statusText = "";
 
   const post = async (content: string, nonce?: string): Promise<string> => {
     const msg = (await rest.post(Routes.channelMessages(channelId), {
@@ -72,7 +76,24 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     return msg.id;
   };
 
+  const placeStatus = (): void => {
+    statusId = post(statusLine(statusText)).then(
+      async (id) => {
+        await store
+          .set<StatusRef>(statusKey, { channelId, messageId: id }, STATUS_TTL_MS)
+          .catch(() => undefined);
+        return id;
+      },
+      (err: unknown) => {
+        log.warn({ err, conversation: d.conversation }, "discord status line could not be posted");
+        return undefined;
+      },
+    );
+  };
+
   const removeStatus = async (): Promise<void> => {
+    if (statusTimer) clearTimeout(statusTimer);
+    statusTimer = null;
     const pending = statusId;
     statusId = null;
     const id = pending
@@ -116,25 +137,18 @@ export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
     stopped: clearProgress,
     async status(text) {
       typing.start();
-      const line = statusLine(text);
+      statusText = text;
       if (statusId) {
         const id = await statusId;
-        if (id) edits.push(`${channelId}/${id}`, line);
+        if (id) edits.push(`${channelId}/${id}`, statusLine(text));
         return;
       }
-      statusId = post(line).then(
-        async (id) => {
-          await store
-            .set<StatusRef>(statusKey, { channelId, messageId: id }, STATUS_TTL_MS)
-            .catch(() => undefined);
-          return id;
-        },
-        (err: unknown) => {
-          log.warn({ err, conversation: d.conversation }, "discord status line could not be posted");
-          return undefined;
-        },
-      );
-      await statusId;
+      if (statusTimer) return;
+      statusTimer = setTimeout(() => {
+        statusTimer = null;
+        placeStatus();
+      }, statusDelayMs);
+      statusTimer.unref();
     },
     async say(text, key) {
       // The answer is on its way: a typing call now would only queue beside it.

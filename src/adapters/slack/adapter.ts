@@ -74,6 +74,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     workspaces,
     assistantThreads,
     pace,
+    ...(o.statusDelayMs !== undefined ? { statusDelayMs: o.statusDelayMs } : {}),
     store: o.store,
     apiUrl: config.SLACK_API_URL,
   });

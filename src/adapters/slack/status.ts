@@ -1,12 +1,15 @@
 /**
  * Where a turn's Status goes on Slack. Status is progress, not content: it may be merged or dropped,
  * never at the expense of the answer. In a busy workspace it gives way (rate-gate.ts): a status is
- * shown only when the room of the call that takes it away is reserved, and its edits are optional.
- * Two sinks:
- * - thread: one message in the thread, edited in place (edits merged: at most one in flight per
- *   message, carrying the latest text; an edit with no room is dropped, the next status tries
- *   again), removed after the answer is posted; never posted at all when the answer lands first, or
- *   when `chat.delete` has no room to reserve for its removal;
+ * shown only when the room of the call that takes it away is reserved, and its post and edits are
+ * optional (sent only with room now, never ahead of an answer waiting in the channel's pacing).
+ * The sinks:
+ * - thread: one message in the thread, posted only once the episode has lasted `STATUS_DELAY_MS`
+ *   (an answer sooner needs no status: none is posted), edited in place (edits merged: at most one
+ *   in flight per message, carrying the latest text; an edit with no room is dropped, the next
+ *   status tries again), removed after the answer is posted; never posted at all when the answer
+ *   lands first, when the channel has no room for it now, or when `chat.delete` has no room to
+ *   reserve for its removal;
  * - assistant (a thread of Slack's assistant panel): the thread's own status
  *   (`assistant.threads.setStatus`, shown as "Neo is …" under the thread), at most one call in
  *   flight and the latest text next, each optional; shown only with the room of its clearing
@@ -35,26 +38,42 @@ export function statusText(text: string): string {
   return `_${escapeMrkdwn(cut)}_`;
 }
 
-interface Episode {
+/** How long a status waits to be shown: a turn answered sooner needed none (its answer says it all). */
+export const STATUS_DELAY_MS = 1000;
+
+/** The status message, once its post was sent for. */
+interface Shown {
   ts: Promise<string | undefined>;
-  /** The room of the `chat.delete` that removes the status message. */
+  /** The room of the `chat.delete` that removes it. */
   removal: Reservation;
+}
+
+interface Episode {
   text: string;
   sent: string;
+  /** Until the delay has passed, nothing is posted. */
+  timer: NodeJS.Timeout | null;
+  shown: Shown | null;
   done: boolean;
   editing: boolean;
   failed: boolean;
 }
 
-export function createThreadStatus(out: SlackOutbound, channel: string, threadTs: string): StatusSink {
+export function createThreadStatus(
+  out: SlackOutbound,
+  channel: string,
+  threadTs: string,
+  delayMs = STATUS_DELAY_MS,
+): StatusSink {
   let ep: Episode | null = null;
 
   const edit = (e: Episode): void => {
-    if (e.editing || e.done || e.failed || e.text === e.sent) return;
+    const shown = e.shown;
+    if (!shown || e.editing || e.done || e.failed || e.text === e.sent) return;
     e.editing = true;
     let sent = false;
     void (async () => {
-      const ts = await e.ts;
+      const ts = await shown.ts;
       if (ts === undefined) return;
       sent = await out.update(
         channel,
@@ -78,45 +97,77 @@ export function createThreadStatus(out: SlackOutbound, channel: string, threadTs
       });
   };
 
-  return {
-    show: (text) => {
-      if (ep) {
-        ep.text = text;
-        edit(ep);
-        return;
-      }
-      // A status message that could not be removed at once would outlive its answer: none then.
-      const removal = out.reserve("chat.delete");
-      if (!removal) return;
-      const e: Episode = {
-        text,
-        sent: text,
-        removal,
-        done: false,
-        editing: false,
-        failed: false,
-        ts: Promise.resolve(undefined),
-      };
-      e.ts = out
-        .post({ channel, thread_ts: threadTs, text: statusText(text) }, { skip: () => e.done })
+  /**
+   * Post the status message: only with the room of its removal reserved (else it would outlive its
+   * answer), and as an optional call, so it never waits in the channel's pacing nor takes the room
+   * of an answer waiting there. Dropped unsent, the next status tries again.
+   */
+  const place = (e: Episode): void => {
+    if (e.done || e.timer || e.shown) return;
+    const removal = out.reserve("chat.delete");
+    if (!removal) return;
+    e.sent = e.text;
+    const shown: Shown = {
+      removal,
+      ts: out
+        .post(
+          { channel, thread_ts: threadTs, text: statusText(e.text) },
+          { optional: true, skip: () => e.done },
+        )
         .catch((err: unknown) => {
           log.warn({ err, channel }, "slack status post failed");
           return undefined;
         })
         .then((ts) => {
-          if (ts === undefined) removal.release();
+          if (ts === undefined) {
+            removal.release();
+            if (e.shown === shown) e.shown = null;
+          }
           return ts;
-        });
+        }),
+    };
+    e.shown = shown;
+  };
+
+  return {
+    show: (text) => {
+      if (ep) {
+        ep.text = text;
+        if (ep.shown) edit(ep);
+        else place(ep);
+        return;
+      }
+      const e: Episode = {
+        text,
+        sent: "",
+        timer: null,
+        shown: null,
+        done: false,
+        editing: false,
+        failed: false,
+      };
       ep = e;
+      if (delayMs > 0) {
+        e.timer = setTimeout(() => {
+          e.timer = null;
+          place(e);
+        }, delayMs);
+        e.timer.unref();
+      }
+      place(e);
     },
     stop: () => {
       const e = ep;
       ep = null;
       if (!e) return async () => {};
       e.done = true;
+      if (e.timer) clearTimeout(e.timer);
+      e.timer = null;
       return async () => {
-        const ts = await e.ts;
-        if (ts !== undefined) await out.delete(channel, ts, { reservation: e.removal });
+        const shown = e.shown;
+        if (!shown) return;
+        const ts = await shown.ts;
+        if (ts !== undefined) await out.delete(channel, ts, { reservation: shown.removal });
       };
     },
   };

@@ -92,6 +92,7 @@ export async function runTurn(
   const stop = async (reason: StopReason): Promise<TurnResult> => {
     const text = honestPartial(reason, done, activeGoal(t.summary, t.working));
     await t.append({ role: "assistant", content: text }, ctx);
+    ctx.modelWorkDone?.();
     await view.say(text);
     return { status: "partial", text, ...progress };
   };
@@ -165,6 +166,9 @@ export async function runTurn(
         await view.answer(text);
         throw new AnswerShownError(err);
       });
+      // Unless the window wants compacting (model work), all that is left is showing the answer.
+      const roomy = window().pct < limits.softPct;
+      if (roomy) ctx.modelWorkDone?.();
       await view.answer(text);
       deps.memory.writeBack({
         user: input.speaker.userKey,
@@ -173,7 +177,7 @@ export async function runTurn(
         transcript: [...t.working],
       });
       const answered: TurnResult = { status: "answered", text, ...progress };
-      if (window().pct < limits.softPct) return answered;
+      if (roomy) return answered;
       try {
         await t.compact("soft", ctx, { ...tags, purpose: "compaction" });
       } catch (e) {

@@ -83,6 +83,11 @@ export interface TurnContext {
   drainInbox?: () => TurnInput[];
   /** Called (and awaited) for every event before the loop moves on, so a crash loses nothing. */
   onEvent?: (event: AgentEvent) => Promise<void>;
+  /**
+   * The turn's model work is over: its answer is logged and what is left is showing it, which may
+   * wait for the platform's pacing. The turn's slot may go to another turn meanwhile.
+   */
+  modelWorkDone?: () => void;
 }
 
 export type TurnStatus = "answered" | "partial" | "cancelled" | "failed";

@@ -1,11 +1,13 @@
 /**
  * The turn slots of this instance, shared fairly across users (DESIGN.md, Fairness). At most `size`
- * turns run at once. When a slot frees, it goes to the waiting user with the fewest turns running,
- * among equals the one served least recently (round robin), then the one waiting longest, so one
- * user's backlog never holds another user's first turn back by more than one running turn. Each user also has a token bucket (`bucket`): a turn
- * starts only with a token, so a burst beyond it waits for the refill; the first waiter of such a
- * burst hears it once (`onThrottled`), and nothing is dropped. A user's own turns start in the
- * order they asked.
+ * turns do model work at once. When a slot frees, it goes to the waiting user with the fewest turns
+ * running, among equals the one served least recently (round robin), then the one waiting longest,
+ * so one user's backlog never holds another user's first turn back by more than one running turn.
+ * A slot is for model work: a turn whose answer only waits for the platform hands it on
+ * (`handOff`), and still counts as its user's until it ends. Each user also has a token bucket
+ * (`bucket`): a turn starts only with a token, so a burst beyond it waits for the refill; the first
+ * waiter of such a burst hears it once (`onThrottled`), and nothing is dropped. A user's own turns
+ * start in the order they asked.
  */
 import type { UserKey } from "../keys.js";
 import { type BucketLimits, createTokenBucket, type TokenBucket } from "./token-bucket.js";
@@ -13,7 +15,10 @@ import { type BucketLimits, createTokenBucket, type TokenBucket } from "./token-
 export interface SlotRequest {
   /** Whose turn it is (the requester); the key fairness and the bucket are kept by. */
   user: UserKey;
-  /** No slot is free: `position` in line at the current pace (1 = next). Not called when throttled. */
+  /**
+   * No slot is free: `position` in line at the current pace (1 = next). Not called when the turn
+   * waits for its user's tokens (throttled: told once, by `onThrottled`).
+   */
   onQueued?(position: number): void;
   /** The user's bucket is empty: told to the first waiter of a burst only, with the wait for a token. */
   onThrottled?(waitMs: number): void;
@@ -24,6 +29,15 @@ export interface SlotGrant {
   release(): void;
   /** True when a turn that could start now waits for a slot: a holder running several turns yields. */
   contended(): boolean;
+  /**
+   * The holder's model work is over and what is left only waits for the platform (its answer's
+   * delivery): the slot goes to the next waiting turn now. Until `release`, the holder still counts
+   * as running for its user's fair share, so a user whose answers queue behind a channel's pacing
+   * is not served before others.
+   */
+  handOff(): void;
+  /** False once handed off or released: no more model work under this grant. */
+  readonly held: boolean;
 }
 
 export interface Slots {
@@ -143,14 +157,23 @@ export function createSlots(opts: SlotsOptions): Slots {
   };
 
   const makeGrant = (u: UserState): SlotGrant => {
-    let done = false;
+    let state: "held" | "handed" | "done" = "held";
     return {
       release() {
-        if (done) return;
-        done = true;
+        if (state === "done") return;
+        if (state === "held") running--;
+        state = "done";
         u.running--;
+        schedule();
+      },
+      handOff() {
+        if (state !== "held") return;
+        state = "handed";
         running--;
         schedule();
+      },
+      get held() {
+        return state === "held";
       },
       contended: () => !closed && next(clock.now()) !== undefined,
     };
@@ -216,8 +239,10 @@ export function createSlots(opts: SlotsOptions): Slots {
         u.queue.push(w);
         waiting++;
         schedule();
-        // Still waiting, and not for a token: say where it stands.
-        if (u.queue.includes(w) && u.bucket.waitMs(clock.now()) === 0) req.onQueued?.(positionOf(w));
+        // Still waiting, and for a slot only: the tokens there are cover every turn of the user's
+        // up to this one (tokens are taken when a turn starts). One beyond them is throttled instead.
+        if (u.queue.at(-1) === w && u.bucket.level(clock.now()) >= u.queue.length)
+          req.onQueued?.(positionOf(w));
       });
     },
     get running() {

@@ -86,9 +86,12 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
       if (live.pending.length === 0) return live.taken;
       await journal.markPending(t.key);
     }
+    // A turn of this pass handed its slot on (its answer was shown outside it): the next turn
+    // queues for one.
+    if (!t.slot?.held) return live.taken;
     await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
-    if (t.slot?.contended()) return live.taken;
+    if (t.slot.contended()) return live.taken;
   }
 }
 
@@ -258,6 +261,8 @@ async function runTurn(
   const ctx: TurnContext = {
     ...turnContext(t, live, env, io, opening.shared, placeOf(opening), controller.signal, takeHanded),
     answerKey: { id: opening.id },
+    // The answer is logged; showing it may wait for the platform's pacing: not in a turn slot.
+    modelWorkDone: () => t.slot?.handOff(),
     drainInbox: (): TurnInput[] => {
       const out = live.pending.splice(0, requesterRun(live.pending, opening));
       for (const m of out) t.ios.delete(m.id);

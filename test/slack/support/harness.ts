@@ -101,6 +101,13 @@ export interface HarnessOptions {
    * tests about other things are said whole, as before streaming; streaming tests set their pace.
    */
   draftPace?: Partial<DraftPace>;
+  /**
+   * How long a turn's status waits before it is shown. Default 0: at once, so tests about statuses
+   * see them without waiting; tests of when progress shows set the production value.
+   */
+  statusDelayMs?: number;
+  /** Each user's turn rate (default: unlimited, 1,000,000 a minute). */
+  userTurns?: { perMinute: number; burst: number };
   /** The assistant panel's greeting and prompts (default TEST_ASSISTANT). */
   assistant?: AssistantSettings;
   /**
@@ -282,7 +289,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     instanceId: "slack-test",
     limits: {
       maxConcurrentTurns: o.maxConcurrentTurns ?? 8,
-      userTurns: { perMinute: 1_000_000, burst: 1_000_000 },
+      userTurns: o.userTurns ?? { perMinute: 1_000_000, burst: 1_000_000 },
       recallTurns: 16,
       idleEvictMs: 60_000,
       retentionMs: 30 * 86_400_000,
@@ -348,6 +355,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     store,
     rateRules: rates,
     draftPace: { firstWriteMs: 10_000, intervalMs: 0, ...o.draftPace },
+    statusDelayMs: o.statusDelayMs ?? 0,
     ...(o.customRoutes ? { customRoutes: o.customRoutes } : {}),
   });
   await conversations.start();

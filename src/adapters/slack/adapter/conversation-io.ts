@@ -22,6 +22,8 @@ export interface ConversationIOsDeps {
   /** Assistant-panel threads this process saw recently: their Status is the thread's. */
   assistantThreads: AssistantThreads;
   pace: DraftPace;
+  /** How long a turn's status waits before it is shown (`status.ts`, `STATUS_DELAY_MS`). */
+  statusDelayMs?: number;
   store: Store;
   /** Where files are fetched from (`SLACK_API_URL`). */
   apiUrl?: string;
@@ -52,9 +54,9 @@ export function createConversationIOs(deps: ConversationIOsDeps): ConversationIO
           ? eitherStatus(
               () => assistantThreads.has(workspace, channel, threadTs),
               createAssistantStatus(out, channel, threadTs),
-              createThreadStatus(out, channel, threadTs),
+              createThreadStatus(out, channel, threadTs, deps.statusDelayMs),
             )
-          : createThreadStatus(out, channel, ""),
+          : createThreadStatus(out, channel, "", deps.statusDelayMs),
         pace,
         me: () => workspaces.identity(workspace),
         store: deps.store,

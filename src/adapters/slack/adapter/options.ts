@@ -49,6 +49,8 @@ export interface SlackAdapterOptions {
   rateRules?: Partial<SlackRateRules>;
   /** When answer drafts write (tests hold the first write back so short answers are said whole). */
   draftPace?: Partial<DraftPace>;
+  /** How long a turn's status waits before it is shown (default `STATUS_DELAY_MS`, a second). */
+  statusDelayMs?: number;
 }
 
 export class SlackConfigError extends Error {
