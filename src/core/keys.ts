@@ -1,6 +1,7 @@
 /**
  * Conversation and user keys. A conversation key names one agent transcript, a user key names one
- * cortex. Both are colon-separated; each part is percent-encoded so ids containing ':' round-trip.
+ * cortex. Both are colon-separated; each part is percent-encoded so ids containing ':' round-trip,
+ * and so they never contain the braces of a hash tag (`hashTag`).
  */
 
 export type Platform = "discord" | "slack" | "console";
@@ -27,11 +28,11 @@ export interface UserParts {
 const PLATFORMS: readonly Platform[] = ["discord", "slack", "console"];
 
 function enc(part: string): string {
-  return part.replace(/%/g, "%25").replace(/:/g, "%3A");
+  return part.replace(/%/g, "%25").replace(/:/g, "%3A").replace(/\{/g, "%7B").replace(/\}/g, "%7D");
 }
 
 function dec(part: string): string {
-  return part.replace(/%3A/g, ":").replace(/%25/g, "%");
+  return part.replace(/%3A/g, ":").replace(/%7B/g, "{").replace(/%7D/g, "}").replace(/%25/g, "%");
 }
 
 function platformOf(raw: string, key: string): Platform {
@@ -53,6 +54,11 @@ export function channelKey(p: Omit<ConversationParts, "thread">): string {
   return [p.platform, p.workspace, p.channel].map(enc).join(":");
 }
 
+/** `platform:workspace`: the prefix of every conversation, channel and user key of one workspace. */
+export function workspaceKey(platform: Platform, workspace: string): string {
+  return [platform, workspace].map(enc).join(":");
+}
+
 export function parseConversationKey(key: ConversationKey): ConversationParts {
   const parts = key.split(":");
   if (parts.length !== 4) throw new KeyError(`conversation key "${key}" must have 4 parts`);
@@ -69,6 +75,23 @@ export function parseUserKey(key: UserKey): UserParts {
   if (parts.length !== 3) throw new KeyError(`user key "${key}" must have 3 parts`);
   const [platform, workspace, user] = parts.map(dec) as [string, string, string];
   return { platform: platformOf(platform, key), workspace, user };
+}
+
+/**
+ * A Redis Cluster hash tag. Redis hashes only what is between a key's first `{` and the next `}`, so
+ * every store key of one conversation carries `{<conversation key>}`, every key of one user
+ * `{<user key>}` and every key of one approval `{<approval id>}`: they share a hash slot, and a
+ * script may take several keys of one of them on a cluster (keys of two different ones may not).
+ * The tag is the key's only braces: ids never contain any (`enc`), nor may `NEO_KEY_PREFIX`.
+ */
+export function hashTag(id: string): string {
+  if (id === "" || /[{}]/.test(id)) throw new KeyError(`"${id}" cannot be a hash tag (empty, or has braces)`);
+  return `{${id}}`;
+}
+
+/** The id in a store key's hash tag (`conv:pending:{slack:T1:C1:1.2}` → `slack:T1:C1:1.2`). */
+export function hashTagOf(key: string): string | undefined {
+  return /\{([^{}]+)\}/.exec(key)?.[1];
 }
 
 /** The person speaking in a turn. Their cortex, and only theirs, is read and written. */

@@ -5,13 +5,16 @@
  * purges, so nothing deleted stays readable in its files (the file store's log is rewritten).
  */
 import type { Store } from "../store/types.js";
-import type { Platform } from "./keys.js";
+import { type Platform, workspaceKey } from "./keys.js";
 import { log } from "./log.js";
 
-/** Whether store key `key` belongs to `platform:workspace`. Keys are `<kind>:…:<platform>:<workspace>:…`. */
+/**
+ * Whether store key `key` belongs to `platform:workspace`. Keys are `<kind>:…:<platform>:<workspace>:…`,
+ * the conversation or user key mostly inside its hash tag (`conv:log:{slack:T1:C1:1.2}`).
+ */
 export function isWorkspaceKey(key: string, platform: Platform, workspace: string): boolean {
-  const marker = `${platform}:${workspace.replace(/%/g, "%25").replace(/:/g, "%3A")}:`;
-  return key.startsWith(marker) || key.includes(`:${marker}`);
+  const marker = `${workspaceKey(platform, workspace)}:`;
+  return key.startsWith(marker) || key.includes(`:${marker}`) || key.includes(`{${marker}`);
 }
 
 /**

@@ -21,7 +21,8 @@ const lastUser = (req: { messages: Array<{ role: string; content?: unknown }> })
 
 /** Keys that hold something of conversation `c` (its `existed` mark holds no content and is listed apart). */
 const keysOf = async (h: Harness, c: string) =>
-  (await h.store.keys("")).filter((k) => k.includes(c) && !k.startsWith("conv:existed:"));
+  // The dedupe claims (conv:seen:) live their own TTL, as conv:existed: does.
+  (await h.store.keys("")).filter((k) => k.includes(c) && !/^conv:(existed|seen):/.test(k));
 
 const backends = [
   { name: "file store", skip: false, opts: () => ({}) },
@@ -50,7 +51,7 @@ for (const backend of backends) {
       const c = await h.open({ retentionMs: RETENTION_MS, idleEvictMs: 60_000 });
       await c.submit(inbound(A, "the secret plan is pelican-42"));
       await until("A answered", () => saysOf(h.told, A).length === 1);
-      expect(await keysOf(h, A)).toEqual(expect.arrayContaining([`conv:inbox:${A}`, `conv:log:${A}`]));
+      expect(await keysOf(h, A)).toEqual(expect.arrayContaining([`conv:inbox:{${A}}`, `conv:log:{${A}}`]));
       // B keeps talking past A's horizon: only A goes.
       let n = 0;
       await until(
@@ -62,8 +63,8 @@ for (const backend of backends) {
         },
         30_000,
       );
-      expect(await h.store.length(`conv:log:${A}`)).toBe(0);
-      expect(await h.store.length(`conv:log:${B}`)).toBeGreaterThan(0);
+      expect(await h.store.length(`conv:log:{${A}}`)).toBe(0);
+      expect(await h.store.length(`conv:log:{${B}}`)).toBeGreaterThan(0);
 
       await c.submit(inbound(A, "hello again"));
       await until("A answered again", () => saysOf(h.told, A).length === 2);
@@ -74,7 +75,7 @@ for (const backend of backends) {
       expect(again!.messages.filter((m) => m.role === "user")).toHaveLength(1);
       expect(ep.violations).toEqual([]);
       // The restart is itself a conversation that expires.
-      expect(await keysOf(h, A)).toEqual(expect.arrayContaining([`conv:inbox:${A}`, `conv:log:${A}`]));
+      expect(await keysOf(h, A)).toEqual(expect.arrayContaining([`conv:inbox:{${A}}`, `conv:log:{${A}}`]));
     });
   });
 }

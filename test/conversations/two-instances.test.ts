@@ -157,7 +157,7 @@ describe.skipIf(!redis.ok)("two instances over one Redis", () => {
     await Promise.all([a!.submit(m), b!.submit(m)]);
     await until("the tool call is running", () => existsSync(join(dir, "tk.started")));
     const store = await createStore({ redisUrl: redis.url, dataDir: dir, prefix });
-    const holder = await store.get<string>(`conv:lock:${m.conversation}`);
+    const holder = await store.get<string>(`conv:lock:{${m.conversation}}`);
     await store.close();
     const [dead, alive] = holder?.startsWith("a#") ? [a!, b!] : [b!, a!];
     dead.child.kill("SIGKILL");

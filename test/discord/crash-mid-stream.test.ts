@@ -52,7 +52,7 @@ const PLACES: Array<{ name: string; prefix: string; place(fake: FakeDiscord): Pl
       return {
         shown: () => botMessages(fake, dm.id),
         ask: () => fake.say(fake.alice, dm, "how does the rollout go?"),
-        log: `conv:log:${dmConversation(dm.id)}`,
+        log: `conv:log:{${dmConversation(dm.id)}}`,
       };
     },
   },
@@ -73,7 +73,7 @@ const PLACES: Array<{ name: string; prefix: string; place(fake: FakeDiscord): Pl
             sub: "ask",
             options: [{ name: "text", type: 3, value: "how does the rollout go?" }],
           }),
-        log: `conv:log:${threadConversation(fake.guildId, channelId, channelId)}`,
+        log: `conv:log:{${threadConversation(fake.guildId, channelId, channelId)}}`,
         // The draft was the interaction's follow-ups.
         checkDraft: (draft) => expect(draft.every((m) => m.webhook_id !== undefined)).toBe(true),
       };

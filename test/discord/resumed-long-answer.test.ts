@@ -81,7 +81,7 @@ describe.skipIf(!redis.ok)("Discord: a long answer resumed after a crash (real R
       // The restart: the same instance id on the same store finds the turn open with its answer.
       const second = await startRig({ redis: { url: redis.url, prefix }, reuseFake: fake });
       open.push(second);
-      const log = `conv:log:${dmConversation(dm.id)}`;
+      const log = `conv:log:{${dmConversation(dm.id)}}`;
       await until("the resumed turn is closed", async () => {
         const [last] = await second.store.range<{ type: string }>(log, -1, -1);
         return last?.type === "turn-end";

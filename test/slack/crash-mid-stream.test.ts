@@ -102,7 +102,7 @@ describe.skipIf(!redis.ok)("Slack: a crash while the answer is written (real Red
     });
     open.push(second);
     second.ep.script({ reply: { text: FINAL, stream: { deltas: 4 } } });
-    const log = `conv:log:${conversationKey({ platform: "slack", workspace: TEAM, channel: c.channel, thread: c.thread(ts) ?? c.channel })}`;
+    const log = `conv:log:{${conversationKey({ platform: "slack", workspace: TEAM, channel: c.channel, thread: c.thread(ts) ?? c.channel })}}`;
     let closed = false;
     await until("the resumed turn is closed", () => {
       void second.store.range<{ type: string }>(log, -1, -1).then(([e]) => {

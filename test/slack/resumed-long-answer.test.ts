@@ -61,7 +61,7 @@ describe.skipIf(!redis.ok)("Slack: a long answer resumed after a crash (real Red
     // The restart: the same instance id on the same store finds the turn open with its answer.
     const second = await startHarness({ redis: { url: redis.url, prefix }, reuseFake: fake });
     open.push(second);
-    const log = `conv:log:${conversationKey({ platform: "slack", workspace: TEAM, channel: "C1", thread: ts })}`;
+    const log = `conv:log:{${conversationKey({ platform: "slack", workspace: TEAM, channel: "C1", thread: ts })}}`;
     let closed = false;
     await until("the resumed turn is closed", () => {
       void second.store.range<{ type: string }>(log, -1, -1).then(([e]) => {

@@ -1,5 +1,6 @@
 /** Socket Mode: the real Bolt SocketModeReceiver opens its WebSocket via apps.connections.open at SLACK_API_URL. */
 import { afterEach, describe, expect, it } from "vitest";
+import { conversationKey } from "../../src/core/keys.js";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
 
@@ -18,7 +19,13 @@ describe("Slack Socket Mode", () => {
     const ts = userTs();
     await h.fake.socketSend(envelope(mention("C3", "UANN", "hello", { ts })));
     // Acknowledged only once the message was journaled.
-    expect(await h.store.keys(`conv:seen:slack:T0001/C3/${ts}`)).toHaveLength(1);
+    const conversation = conversationKey({
+      platform: "slack",
+      workspace: "T0001",
+      channel: "C3",
+      thread: ts,
+    });
+    expect(await h.store.keys(`conv:seen:{${conversation}}:T0001/C3/${ts}`)).toHaveLength(1);
     await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
     expect(h.fake.callsTo("chat.postMessage")[0]!.args).toMatchObject({
       channel: "C3",

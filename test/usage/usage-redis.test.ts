@@ -117,7 +117,7 @@ describe.skipIf(!redis.ok)("durable usage on Redis", () => {
 
   it("starts the day over at midnight UTC, keeps the month, and prunes days older than 35", async () => {
     const store = await redisStore(uniquePrefix("usage-day"));
-    await store.incr(`usage:calls:2026-10-01:${ANN}`, 7); // an old day, left by an earlier run
+    await store.incr(`usage:calls:2026-10-01:{${ANN}}`, 7); // an old day, left by an earlier run
     let now = LATE;
     const inst = instance(store, 0.001, () => now);
     inst.spend(ANN, 500, 0);

@@ -12,7 +12,7 @@
  * finished is found and removed when its turn resumes (`unfinished.ts`).
  */
 import { type REST, Routes } from "discord.js";
-import type { ConversationKey } from "../../core/keys.js";
+import { type ConversationKey, hashTag } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey, Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
@@ -58,7 +58,7 @@ interface StatusRef {
 
 export function createMessageReporter(d: MessageReporterDeps): MessageReporter {
   const { rest, store, edits, channelId } = d;
-  const statusKey = `discord:status:${d.conversation}`;
+  const statusKey = `discord:status:${hashTag(d.conversation)}`;
   const typing: Typing = createTyping(
     () => rest.post(Routes.channelTyping(channelId)).then(() => undefined),
     d.typing,

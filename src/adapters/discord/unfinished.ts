@@ -13,6 +13,7 @@
  */
 import { type REST, Routes } from "discord.js";
 import { z } from "zod";
+import { hashTag } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { AnswerKey } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
@@ -23,7 +24,7 @@ const DRAFT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Messages read after the opening one: a turn posts a handful. */
 const LOOK_LIMIT = 100;
 
-const draftKey = (conversation: string, key: AnswerKey) => `discord:draft:${conversation}|${key.id}`;
+const draftKey = (conversation: string, key: AnswerKey) => `discord:draft:${hashTag(conversation)}|${key.id}`;
 
 /** Remember the first message of the draft of the answer `key` (a failure only loses the clean-up after a crash). */
 export async function recordDraft(

@@ -11,7 +11,7 @@
  */
 import { Assistant } from "@slack/bolt";
 import { z } from "zod";
-import type { ConversationKey } from "../../core/keys.js";
+import { type ConversationKey, conversationKey, hashTag } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Reporter } from "../../core/reporter.js";
 import type { Store } from "../../store/types.js";
@@ -64,7 +64,7 @@ interface ThreadState {
 }
 
 const stateKey = (team: string, channel: string, threadTs: string) =>
-  `slack:assistant:${team}:${channel}:${threadTs}`;
+  `slack:assistant:${hashTag(conversationKey({ platform: "slack", workspace: team, channel, thread: threadTs }))}`;
 
 function titleOf(text: string): string {
   const one = text

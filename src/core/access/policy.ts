@@ -3,7 +3,7 @@
  * agrees. A denied user cannot talk to Neo nor reach `core_execute`; admins can never be denied.
  */
 import type { Store } from "../../store/types.js";
-import type { UserKey } from "../keys.js";
+import { hashTag, hashTagOf, type UserKey } from "../keys.js";
 import type { IsAdmin } from "./admin.js";
 
 export interface AccessEntry {
@@ -36,25 +36,27 @@ export function createAccessPolicy(opts: {
 }): AccessPolicy {
   const ns = opts.namespace ?? "access:deny:";
   const { store, isAdmin } = opts;
+  const key = (userKey: UserKey) => `${ns}${hashTag(userKey)}`;
   return {
     isAdmin,
     isAllowed: async (userKey) => {
       if (isAdmin(userKey)) return true;
-      return (await store.get<AccessEntry>(`${ns}${userKey}`)) === undefined;
+      return (await store.get<AccessEntry>(key(userKey))) === undefined;
     },
     deny: async (userKey, by) => {
       if (isAdmin(userKey)) throw new AccessError(`${userKey} is an admin and cannot be denied`);
-      await store.set<AccessEntry>(`${ns}${userKey}`, { by, at: Date.now() });
+      await store.set<AccessEntry>(key(userKey), { by, at: Date.now() });
     },
     allow: async (userKey) => {
-      await store.delete(`${ns}${userKey}`);
+      await store.delete(key(userKey));
     },
     denied: async () => {
       const keys = await store.keys(ns);
       const out: Array<{ userKey: UserKey } & AccessEntry> = [];
-      for (const key of keys) {
-        const entry = await store.get<AccessEntry>(key);
-        if (entry) out.push({ userKey: key.slice(ns.length), ...entry });
+      for (const k of keys) {
+        const entry = await store.get<AccessEntry>(k);
+        const userKey = hashTagOf(k);
+        if (entry && userKey) out.push({ userKey, ...entry });
       }
       return out;
     },

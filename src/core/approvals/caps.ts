@@ -12,7 +12,7 @@
 
 import type { Store } from "../../store/types.js";
 import { updateAtomically } from "../../store/update.js";
-import type { UserKey } from "../keys.js";
+import { hashTag, type UserKey } from "../keys.js";
 import { addDecimal, compareDecimal, toDecimal } from "./decimal.js";
 import { normaliseAsset } from "./spend.js";
 import type { Plan } from "./types.js";
@@ -83,8 +83,8 @@ export function createSpendCaps(opts: SpendCapsOptions): SpendCaps {
   const rates = opts.rates ?? {};
   const windowMs = opts.windowMs ?? DAY_MS;
   const now = opts.now ?? Date.now;
-  const capKey = (u: UserKey) => `caps:limit:${u}`;
-  const ledgerKey = (u: UserKey) => `caps:ledger:${u}`;
+  const capKey = (u: UserKey) => `caps:limit:${hashTag(u)}`;
+  const ledgerKey = (u: UserKey) => `caps:ledger:${hashTag(u)}`;
 
   const live = (l: Ledger | undefined): LedgerEntry[] => {
     const since = now() - windowMs;

@@ -5,7 +5,7 @@
  */
 import type { Store } from "../../store/types.js";
 import { updateAtomically } from "../../store/update.js";
-import type { UserKey } from "../keys.js";
+import { hashTag, type UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { ApprovalLimitError } from "./errors.js";
 import type { ApprovalRecord } from "./types.js";
@@ -23,7 +23,7 @@ export interface OpenSlots {
 }
 
 export function createOpenSlots(store: Store, max: number, now: () => number, ttlMs: number): OpenSlots {
-  const key = (user: UserKey) => `approvals:open:${user}`;
+  const key = (user: UserKey) => `approvals:open:${hashTag(user)}`;
   return {
     take: async (rec) => {
       const t = now();

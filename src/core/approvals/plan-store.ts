@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../store/types.js";
+import { hashTag } from "../keys.js";
 import type { Plan } from "./types.js";
 
 /** Plans outlive any approval (default TTL 10 min) comfortably, then go away on their own. */
@@ -23,12 +24,14 @@ export function newPlanId(): string {
 }
 
 export function createPlanStore(store: Store, namespace = "approvals:plan:"): PlanStore {
+  // A plan's keys carry its hash tag, so they share a Redis Cluster slot.
+  const key = (planId: string) => `${namespace}${hashTag(planId)}`;
   return {
-    save: (plan) => store.set(`${namespace}${plan.id}`, plan, PLAN_TTL_MS),
-    load: (planId) => store.get<Plan>(`${namespace}${planId}`),
-    claimExecution: (planId) => store.setIfAbsent(`${namespace}${planId}:executed`, Date.now(), PLAN_TTL_MS),
+    save: (plan) => store.set(key(plan.id), plan, PLAN_TTL_MS),
+    load: (planId) => store.get<Plan>(key(planId)),
+    claimExecution: (planId) => store.setIfAbsent(`${key(planId)}:executed`, Date.now(), PLAN_TTL_MS),
     discard: async (planId) => {
-      await store.delete(`${namespace}${planId}`);
+      await store.delete(key(planId));
     },
   };
 }

@@ -10,7 +10,7 @@
  */
 
 import type { Store } from "../../store/types.js";
-import { type ConversationKey, parseConversationKey } from "../keys.js";
+import { type ConversationKey, hashTag, hashTagOf } from "../keys.js";
 import type { LogEntry } from "./log-entry.js";
 import { laterPosition } from "./position.js";
 import type { InboundMessage, ThreadReach } from "./types.js";
@@ -18,13 +18,14 @@ import type { InboundMessage, ThreadReach } from "./types.js";
 /** Journaled messages read to find how far the transcript reaches (concurrent deliveries reorder a few). */
 const SEEN_TAIL = 32;
 
+// Every key carries the conversation's hash tag: `appendOnce` takes claim, inbox and marker at once.
 const K = {
-  inbox: (c: ConversationKey) => `conv:inbox:${c}`,
-  log: (c: ConversationKey) => `conv:log:${c}`,
-  pending: (c: ConversationKey) => `conv:pending:${c}`,
-  lock: (c: ConversationKey) => `conv:lock:${c}`,
-  existed: (c: ConversationKey) => `conv:existed:${c}`,
-  seen: (c: ConversationKey, id: string) => `conv:seen:${parseConversationKey(c).platform}:${id}`,
+  inbox: (c: ConversationKey) => `conv:inbox:${hashTag(c)}`,
+  log: (c: ConversationKey) => `conv:log:${hashTag(c)}`,
+  pending: (c: ConversationKey) => `conv:pending:${hashTag(c)}`,
+  lock: (c: ConversationKey) => `conv:lock:${hashTag(c)}`,
+  existed: (c: ConversationKey) => `conv:existed:${hashTag(c)}`,
+  seen: (c: ConversationKey, id: string) => `conv:seen:${hashTag(c)}:${id}`,
 };
 
 export const PENDING_PREFIX = "conv:pending:";
@@ -185,7 +186,7 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     async withPending() {
       const keys = await store.keys(PENDING_PREFIX);
-      return keys.map((k) => k.slice(PENDING_PREFIX.length));
+      return keys.flatMap((k) => hashTagOf(k) ?? []);
     },
     existed: async (c) => (await store.get(K.existed(c))) !== undefined,
     lockKey: K.lock,

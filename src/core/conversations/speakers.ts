@@ -3,9 +3,9 @@
  * message is journaled. A thread's reset belongs to these people (and to admins).
  */
 import type { Store } from "../../store/types.js";
-import type { ConversationKey, UserKey } from "../keys.js";
+import { type ConversationKey, hashTag, type UserKey } from "../keys.js";
 
-const key = (conversation: ConversationKey, user: UserKey) => `conv:speaker:${conversation}:${user}`;
+const key = (conversation: ConversationKey, user: UserKey) => `conv:speaker:${hashTag(conversation)}:${user}`;
 
 /** `retentionMs`: kept as long as the conversation (refreshed with each message of theirs). */
 export function createSpeakers(store: Store, retentionMs: number) {

@@ -10,7 +10,7 @@
  * `room` the turn leaves for files in the context window.
  */
 import type { Store } from "../../store/types.js";
-import type { ConversationKey } from "../keys.js";
+import { type ConversationKey, hashTag } from "../keys.js";
 import type { Message } from "../llm/types.js";
 import { log } from "../log.js";
 import { looksLikeImage, looksLikePdf, looksLikeText } from "./classify.js";
@@ -81,7 +81,8 @@ interface ImageClaim {
 /** Claims outlive their turn only if the process dies and nobody resumes it. */
 const CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
 
-const claimKey = (conversation: ConversationKey, fileId: string) => `files:${conversation}:${fileId}`;
+const claimKey = (conversation: ConversationKey, fileId: string) =>
+  `files:${hashTag(conversation)}:${fileId}`;
 
 /**
  * `store` holds a claim (the image's URL and hash, never its bytes) for each image of a running

@@ -7,7 +7,7 @@
  * days older than 35 and months older than 13 are deleted.
  */
 import type { Store } from "../../store/types.js";
-import type { UserKey } from "../keys.js";
+import { hashTag, hashTagOf, type UserKey } from "../keys.js";
 import { daysBefore, monthsBefore, utcDay, utcMonth } from "./periods.js";
 import type { PeriodTotals } from "./types.js";
 
@@ -20,7 +20,7 @@ const METRICS = ["nusd", "tok", "ptok", "ctok", "calls"] as const;
 export type Period = { kind: "day" | "month"; at: number };
 const periodId = (p: Period): string => (p.kind === "day" ? utcDay(p.at) : utcMonth(p.at));
 const key = (metric: (typeof METRICS)[number], period: string, scope: string) =>
-  `${USAGE_PREFIX}${metric}:${period}:${scope}`;
+  `${USAGE_PREFIX}${metric}:${period}:${scope === DEPLOYMENT ? scope : hashTag(scope)}`;
 
 export interface UsageCall {
   user?: UserKey | undefined;
@@ -93,9 +93,7 @@ export function createUsageStore(store: Store): UsageStore {
     totals,
     async users(period) {
       const prefix = `${USAGE_PREFIX}calls:${periodId(period)}:`;
-      const scopes = (await store.keys(prefix))
-        .map((k) => k.slice(prefix.length))
-        .filter((s) => s !== DEPLOYMENT);
+      const scopes = (await store.keys(prefix)).flatMap((k) => hashTagOf(k) ?? []);
       const rows = await Promise.all(scopes.map(async (user) => ({ user, ...(await totals(user, period)) })));
       return rows.sort((a, b) => b.usd - a.usd || b.tokens - a.tokens);
     },

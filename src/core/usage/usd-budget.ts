@@ -5,15 +5,16 @@
  * counts, so every instance sees one total and a restart forgets nothing.
  */
 import type { Store } from "../../store/types.js";
-import type { UserKey } from "../keys.js";
+import { hashTag, type UserKey } from "../keys.js";
 import { budgetText } from "./format.js";
 import { nextUtcMidnight, utcDay } from "./periods.js";
 import type { BudgetScope, BudgetVerdict } from "./types.js";
 import { DEPLOYMENT, type UsageStore } from "./usage-store.js";
 
 export const WARN_AT = 0.8;
-const userLimitKey = (user: UserKey) => `budget:user:${user}`;
-const warnedKey = (day: string, scope: BudgetScope, user: UserKey) => `budget:warned:${day}:${scope}:${user}`;
+const userLimitKey = (user: UserKey) => `budget:user:${hashTag(user)}`;
+const warnedKey = (day: string, scope: BudgetScope, user: UserKey) =>
+  `budget:warned:${day}:${scope}:${hashTag(user)}`;
 
 export interface UsdBudgetOptions {
   store: Store;

@@ -4,7 +4,7 @@
  * `core/place.ts`). Records are validated with zod whenever they are read back.
  */
 import { z } from "zod";
-import type { ConversationKey, UserKey } from "../../core/keys.js";
+import { type ConversationKey, hashTag, type UserKey } from "../../core/keys.js";
 import { type Provenance, provenanceSchema } from "../../core/place.js";
 
 const base = {
@@ -111,9 +111,9 @@ export interface UserExport {
   turns: TurnRecord[];
 }
 
-/** Store keys of one user's cortex. All of them start with `cortex:<user>:`. */
+/** Store keys of one user's cortex. All of them start with `cortex:{<user>}:` (the user's hash tag). */
 export function cortexKeys(user: UserKey) {
-  const root = `cortex:${user}:`;
+  const root = `cortex:${hashTag(user)}:`;
   return {
     root,
     /** Append-only list of record versions; a later version of an id supersedes the earlier. */

@@ -3,6 +3,7 @@
  * consumes) and the reference of the message showing it, each under its own key.
  */
 import type { Store } from "../../../store/types.js";
+import { hashTag, hashTagOf } from "../../keys.js";
 import { ApprovalStoreError } from "../errors.js";
 import type { ApprovalRecord } from "../types.js";
 
@@ -13,9 +14,10 @@ export const TOKEN_GRACE_MS = 10 * 60 * 1000;
 
 const RECORD_PREFIX = "approvals:rec:";
 
-export const recordKey = (id: string): string => `${RECORD_PREFIX}${id}`;
-export const tokenKey = (id: string): string => `approvals:token:${id}`;
-export const refKey = (id: string): string => `approvals:ref:${id}`;
+// Each carries the approval's hash tag: one approval's keys share a Redis Cluster slot.
+export const recordKey = (id: string): string => `${RECORD_PREFIX}${hashTag(id)}`;
+export const tokenKey = (id: string): string => `approvals:token:${hashTag(id)}`;
+export const refKey = (id: string): string => `approvals:ref:${hashTag(id)}`;
 
 /** The record with its message reference, which is written apart once the message exists. */
 export async function loadRecord(store: Store, id: string): Promise<ApprovalRecord | undefined> {
@@ -27,7 +29,7 @@ export async function loadRecord(store: Store, id: string): Promise<ApprovalReco
 
 /** The ids of every stored record, open or decided. */
 export async function recordIds(store: Store): Promise<string[]> {
-  return (await store.keys(RECORD_PREFIX)).map((k) => k.slice(RECORD_PREFIX.length));
+  return (await store.keys(RECORD_PREFIX)).flatMap((k) => hashTagOf(k) ?? []);
 }
 
 /** Fail closed: nothing is offered or decided while the store is away. */
