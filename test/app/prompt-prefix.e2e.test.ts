@@ -81,7 +81,11 @@ describe.skipIf(!redis.ok)(`request prefixes${redis.reason ? ` (skipped: ${redis
     let bot = await launch();
     for (let n = 1; n < KILLED_AT; n++) await ask(n);
     await discord.say(discord.bob, dm, `question ${KILLED_AT}`);
-    await ep.waitForRequest(turnRequests().at(-1)!.index + 1);
+    // Killed only once question 11's own request is in (the previous turn's write-back may come first).
+    for (let n = ep.requests.length + 1; ; n++) {
+      const r = await ep.waitForRequest(n);
+      if (r.purpose === "turn" && lastUser(r).endsWith(`question ${KILLED_AT}`)) break;
+    }
     bot.kill("SIGKILL");
     await bot.exit;
     const beforeRestart = discord.calls.length;
