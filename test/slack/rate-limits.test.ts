@@ -80,11 +80,11 @@ describe("Slack rate limits", () => {
     await h.fake.waitFor(() => answers().length === 3, "3 answers, one slot");
     // In any order across channels: a turn whose answer waits for its channel's pacing hands the
     // one slot on (issue 30 item 2), so a later channel's answer may go first.
-    expect(answers().map((c) => String(c.args.text)).sort()).toEqual([
-      "answer to question 1",
-      "answer to question 2",
-      "answer to question 3",
-    ]);
+    expect(
+      answers()
+        .map((c) => String(c.args.text))
+        .sort(),
+    ).toEqual(["answer to question 1", "answer to question 2", "answer to question 3"]);
     await until("calls drained", () => h!.adapter.pendingCalls() === 0);
     const statuses = h.fake.callsTo("chat.postMessage").filter((c) => String(c.args.text).startsWith("_"));
     expect(statuses).toHaveLength(1);
