@@ -6,6 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WAITING_PER_USER } from "../../src/core/conversations/workers.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { createHarness, type Harness, inbound, saysOf } from "./harness.js";
 import { until } from "./worker-process.js";
@@ -71,5 +72,29 @@ describe("fair share of the turn slots", () => {
     expect(order.indexOf("bob 1")).toBeLessThan(order.indexOf("alice 2"));
     expect(order.indexOf("alice 2")).toBeLessThan(order.indexOf("alice 3"));
     expect(c.stats()).toMatchObject({ waitingForSlot: 0, throttledUsers: 0 });
+  });
+
+  it("keeps a flood beyond a user's in-memory line in the store only, and answers it in order", async () => {
+    await setup();
+    ep.script({
+      match: (r) => lastUser(r) === "alice 0",
+      reply: { toolCalls: [{ name: "gate__wait_for_gate", arguments: { name: "hold" } }] },
+    });
+    const c = await h.open({ maxConcurrentTurns: 1, userTurns: { perMinute: 60_000, burst: 1_000 } });
+    await c.submit(inbound(thread("a0"), "alice 0", "alice"));
+    await until("Alice's first turn holds the slot", () => existsSync(join(h.dir, "hold.started")));
+    const FLOOD = WAITING_PER_USER * 3;
+    for (let i = 1; i <= FLOOD; i++) await c.submit(inbound(thread(`a${i}`), `alice ${i}`, "alice"));
+    await c.submit(inbound(thread("b"), "bob 1", "bob"));
+    // In memory: her running thread, her line and Bob's; the rest only in the store.
+    expect(c.stats()).toMatchObject({ active: WAITING_PER_USER + 2, waitingForSlot: WAITING_PER_USER + 1 });
+
+    writeFileSync(join(h.dir, "hold.open"), "");
+    await until("all answered", () => saysOf(h.told, thread(`a${FLOOD}`)).length === 1, 20_000);
+    for (let i = 0; i <= FLOOD; i++) expect(saysOf(h.told, thread(`a${i}`)), `alice ${i}`).toHaveLength(1);
+    const turns = [...new Set(ep.requests.map(lastUser))].filter((t) => /^(alice|bob) \d+$/.test(t));
+    // Bob right after the running turn; hers in the order she sent them, parked ones included.
+    expect(turns.slice(0, 2)).toEqual(["alice 0", "bob 1"]);
+    expect(turns.slice(2)).toEqual(Array.from({ length: FLOOD }, (_, i) => `alice ${i + 1}`));
   });
 });

@@ -52,7 +52,8 @@ export function createConversations(options: ConversationsOptions): Conversation
       const spoke = speakers
         .record(message.conversation, message.speaker.userKey)
         .catch((err: unknown) => log.warn({ err, conversation: t.key }, "could not note the speaker"));
-      schedule(t);
+      const now = workers.admit(t, message.speaker.userKey);
+      if (now) schedule(t);
       let fresh = false;
       try {
         fresh = await recorded;
@@ -60,6 +61,8 @@ export function createConversations(options: ConversationsOptions): Conversation
         if (!fresh && mine) t.unfetched.delete(message.id);
         if (!fresh && ownIo) t.ios.delete(message.id);
       }
+      // Parked behind the user's other waiting threads: the store holds it until its turn comes.
+      if (fresh && !now) workers.park(t, message.id);
       await spoke;
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };

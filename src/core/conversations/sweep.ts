@@ -37,6 +37,8 @@ export function createSweep(
         }
       }
       for (const key of await journal.withPending()) {
+        // Scheduled in its user's order when their earlier threads start.
+        if (workers.parked.has(key)) continue;
         const t = thread(key);
         if (!t.working) schedule(t);
       }

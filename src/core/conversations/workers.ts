@@ -18,6 +18,13 @@ import type { ConversationsOptions } from "./types.js";
 /** How many lease attempts a control makes (a third of a lease apart) before giving up. */
 const CONTROL_ATTEMPTS = 9;
 
+/**
+ * Threads one user may have waiting for a turn slot in memory. A flood beyond it waits in the store
+ * only (journaled, with its "has work" marker) and is scheduled as the user's earlier turns start,
+ * in the order it came: memory stays bounded whatever one user sends (10,000 mentions at once).
+ */
+export const WAITING_PER_USER = 32;
+
 export interface Workers {
   readonly threads: Map<ConversationKey, Thread>;
   /** Threads whose work failed (the store went away): the sweep runs them again, marker or not. */
@@ -29,6 +36,16 @@ export interface Workers {
   thread(key: ConversationKey): Thread;
   /** Start the thread's worker, or tell the running one to look again before it stops. */
   schedule(t: Thread): void;
+  /**
+   * Whether `user`'s new message in `t` may be scheduled now: false when the user already has
+   * `WAITING_PER_USER` threads waiting for a slot here; the thread is then queued by key, to be
+   * scheduled when one of them starts, and its message is left to the store (`park`).
+   */
+  admit(t: Thread, user: UserKey): boolean;
+  /** Drop what memory holds of message `id` of a thread `admit` refused (journaled, so safe). */
+  park(t: Thread, id: string): void;
+  /** Threads queued by `admit` (the sweep leaves them to it). */
+  readonly parked: ReadonlySet<ConversationKey>;
   /** Run `run` under the conversation's lease, between turns. */
   control(key: ConversationKey, run: Control["run"]): Promise<void>;
   /** Abort the running turn, if any; true if there was one. */
@@ -44,6 +61,10 @@ export function createWorkers(
   const { limits } = options;
   const threads = new Map<ConversationKey, Thread>();
   const retry = new Set<ConversationKey>();
+  /** Per user: threads whose pass waits for a slot here, and those parked behind them (in order). */
+  const waitingBy = new Map<UserKey, number>();
+  const parkedBy = new Map<UserKey, ConversationKey[]>();
+  const parked = new Set<ConversationKey>();
   let closing = false;
   const env: ThreadEnv = { journal, options, closing: () => closing };
 
@@ -86,6 +107,7 @@ export function createWorkers(
   const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
     let slot: SlotGrant;
     const user = nextRequester(t);
+    waitingBy.set(user, (waitingBy.get(user) ?? 0) + 1);
     try {
       slot = await slots.acquire({
         user,
@@ -95,6 +117,8 @@ export function createWorkers(
     } catch (err) {
       if (err instanceof SlotsClosedError) return "done";
       throw err;
+    } finally {
+      stopWaiting(user);
     }
     let taken: number;
     const ended = options.turns?.begin();
@@ -166,6 +190,23 @@ export function createWorkers(
     }
   };
 
+  /** One of `user`'s threads stopped waiting for a slot: the next parked one takes its place. */
+  const stopWaiting = (user: UserKey): void => {
+    const n = (waitingBy.get(user) ?? 1) - 1;
+    if (n > 0) waitingBy.set(user, n);
+    else waitingBy.delete(user);
+    const line = parkedBy.get(user);
+    while (!closing && line && line.length > 0 && (waitingBy.get(user) ?? 0) < WAITING_PER_USER) {
+      const key = line.shift()!;
+      parked.delete(key);
+      const t = thread(key);
+      // Rebuilt from the store: its pass queues under the user who asked, not under the thread.
+      t.lastSpeaker ??= user;
+      schedule(t);
+    }
+    if (line?.length === 0) parkedBy.delete(user);
+  };
+
   const schedule = (t: Thread): void => {
     if (t.working) {
       t.again = true;
@@ -178,6 +219,27 @@ export function createWorkers(
       if (t.again) schedule(t);
       else armEviction(t);
     });
+  };
+
+  const admit = (t: Thread, user: UserKey): boolean => {
+    if (t.working || parked.has(t.key) || (waitingBy.get(user) ?? 0) < WAITING_PER_USER) {
+      return !parked.has(t.key);
+    }
+    parked.add(t.key);
+    const line = parkedBy.get(user) ?? [];
+    line.push(t.key);
+    parkedBy.set(user, line);
+    return false;
+  };
+
+  const park = (t: Thread, id: string): void => {
+    t.ios.delete(id);
+    t.unfetched.delete(id);
+    const idle = !t.working && !t.live && t.controls.length === 0 && t.ios.size === 0;
+    if (idle && t.unfetched.size === 0 && !retry.has(t.key)) {
+      if (t.idleTimer) clearTimeout(t.idleTimer);
+      threads.delete(t.key);
+    }
   };
 
   const armEviction = (t: Thread): void => {
@@ -216,6 +278,9 @@ export function createWorkers(
     },
     thread,
     schedule,
+    admit,
+    park,
+    parked,
     control,
     abortTurn,
   };
