@@ -11,7 +11,13 @@ export function commandDeps(
   const { cfg, tools } = s;
   return {
     conversations,
-    memory: { describe: (u) => s.memory.describe(u), forget: (u) => s.memory.forget(u) },
+    memory: {
+      list: (u) => s.memory.list(u),
+      forgetOne: (u, id) => s.memory.forgetOne(u, id),
+      setEverywhere: (u, id, everywhere) => s.memory.setEverywhere(u, id, everywhere),
+      forget: (u) => s.memory.forget(u),
+      export: (u) => s.memory.export(u),
+    },
     tools: {
       list: () => {
         const all = tools.tools();

@@ -3,8 +3,10 @@
  * speaker only; writeBack → record the turn and enqueue consolidation), the `memory_recall` tool
  * delegate, and the consolidator's stats for status and metrics.
  */
+
+import type { MemoryItem } from "../core/commands/memory-view.js";
 import type { Foreground } from "../core/foreground.js";
-import { cortexOwner, parseUserKey, type UserKey } from "../core/keys.js";
+import { cortexOwner, type UserKey } from "../core/keys.js";
 import type { LlmClient } from "../core/llm/types.js";
 import { log } from "../core/log.js";
 import {
@@ -26,6 +28,7 @@ import {
   renderRecalled,
   renderRetrieved,
 } from "./cortex/render.js";
+import { exportUserData, memoryItem } from "./export.js";
 import { type ConsolidatorStats, createConsolidator } from "./writeback/consolidator.js";
 import { lastExchange } from "./writeback/prompt.js";
 
@@ -58,8 +61,14 @@ export interface Memory {
   /** The `memory_recall` tool: a digest of the calling speaker's records and profile. */
   /** Only records visible where the calling turn runs (`ctx.place`) are searched. */
   memoryRecall(query: string, ctx: Pick<ToolCallContext, "speaker" | "place">): Promise<ToolResult>;
-  /** `/neo memory`: what Neo remembers about `user`, as Markdown ("" = nothing). */
-  describe(user: UserKey): Promise<string>;
+  /** `/neo memory`: every record Neo keeps about `user`, wherever learned, newest first. */
+  list(user: UserKey): Promise<MemoryItem[]>;
+  /** A `/neo memory` button: forget one record (and the exchanges it came from); false when unknown. */
+  forgetOne(user: UserKey, id: string): Promise<boolean>;
+  /** A `/neo memory` button: show one record everywhere, or only where learned; false when unknown. */
+  setEverywhere(user: UserKey, id: string, everywhere: boolean): Promise<boolean>;
+  /** `/neo memory export`: everything held about `user` (`export.ts`). */
+  export(user: UserKey): Promise<Awaited<ReturnType<typeof exportUserData>>>;
   /** `/neo forget`: wipe `user`'s cortex; resolves with how many records and turns were removed. */
   forget(user: UserKey): Promise<number>;
   /** Direct cortex access (export, goals, constraints). */
@@ -207,9 +216,19 @@ export function createMemory(opts: MemoryOptions): Memory {
         };
       }
     },
-    // The user's own view (answered ephemerally): everything, as a DM would show it.
-    describe: (user) =>
-      digest(cortexOwner(user), { kind: "dm", workspace: parseUserKey(user).workspace }, ""),
+    async list(user) {
+      const all = await pager.records(cortexOwner(user));
+      return all.sort((a, b) => b.updatedAt - a.updatedAt).map(memoryItem);
+    },
+    async forgetOne(user, id) {
+      const gone = await pager.forgetRecord(cortexOwner(user), id);
+      // Erased from the store's files too, not only from its keys (the file store's log).
+      if (gone) await store.purge();
+      return gone;
+    },
+    setEverywhere: async (user, id, everywhere) =>
+      (await pager.setEverywhere(cortexOwner(user), id, everywhere)) !== undefined,
+    export: (user) => exportUserData(store, pager, user),
     async forget(user) {
       const n = await pager.forgetUser(cortexOwner(user));
       // Erased from the store's files too, not only from its keys (the file store's log).

@@ -7,7 +7,15 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAdminCheck } from "../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../src/core/access/policy.js";
 import { createChannelSettings } from "../../src/core/channels/index.js";
-import { parseCommand, runCommand, runConfirmed } from "../../src/core/commands/index.js";
+import {
+  encodeMemoryAction,
+  type MemoryItem,
+  parseCommand,
+  parseMemoryAction,
+  runCommand,
+  runConfirmed,
+  runMemoryAction,
+} from "../../src/core/commands/index.js";
 import type { CommandContext, CommandDeps } from "../../src/core/commands/types.js";
 import { createUsageLedger } from "../../src/core/llm/usage-ledger.js";
 import { createUsageTracker } from "../../src/core/usage/index.js";
@@ -21,6 +29,7 @@ describe("parseCommand", () => {
     ["help", { name: "help" }],
     ["ASK what is  up?", { name: "ask", text: "what is  up?" }],
     ["memory", { name: "memory" }],
+    ["memory EXPORT", { name: "memory", export: true }],
     ["reset", { name: "reset" }],
     [
       "reset https://x/archives/C1/p1700000000000100",
@@ -42,6 +51,7 @@ describe("parseCommand", () => {
     ["limit <@U1>", "needs a user and an amount"],
     ["deny", "exactly one user"],
     ["status now", "takes no arguments"],
+    ["memory everything", "nothing, or `export`"],
     ["approvals cancel", "exactly one approval id"],
   ])("%j is invalid, saying why", (input, why) => {
     const c = parseCommand(input);
@@ -57,7 +67,15 @@ describe("runCommand", () => {
   const resets: string[] = [];
   const caps: unknown[] = [];
   const revoked: unknown[] = [];
+  let tea: MemoryItem[] = [];
   beforeEach(async () => {
+    tea = Array.from({ length: 12 }, (_, n) => ({
+      id: `rec-${n}`,
+      kind: "fact" as const,
+      text: n === 0 ? "likes tea" : `fact number ${n}`,
+      place: "dm" as const,
+      updatedAt: 1000 - n,
+    }));
     store = await createStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-cmd-")), prefix: "neo:" });
     access = createAccessPolicy({ store, isAdmin: createAdminCheck(["UADMIN"]) });
     deps = {
@@ -70,7 +88,23 @@ describe("runCommand", () => {
         compact: async () => {},
         stats: () => ({ active: 2, running: 1, queued: 3, waitingForSlot: 0, throttledUsers: 1 }),
       },
-      memory: { describe: async () => "- likes tea", forget: async () => 4 },
+      memory: {
+        list: async (u) => (u === "slack:T1:UANN" ? tea.map((t) => ({ ...t })) : []),
+        forgetOne: async (u, id) => {
+          const i = tea.findIndex((t) => t.id === id);
+          if (u !== "slack:T1:UANN" || i < 0) return false;
+          tea.splice(i, 1);
+          return true;
+        },
+        setEverywhere: async (u, id, everywhere) => {
+          const t = tea.find((x) => x.id === id);
+          if (u !== "slack:T1:UANN" || !t) return false;
+          t.place = everywhere ? "everywhere" : "dm";
+          return true;
+        },
+        forget: async () => 4,
+        export: async (u) => ({ user: u, facts: tea }),
+      },
       tools: {
         list: () => ({ natural: ["fs__read"], escalate: ["wallet__send"] }),
         servers: () => [
@@ -166,12 +200,50 @@ describe("runCommand", () => {
     expect(await text("deny <@UADMIN>", admin)).toContain("is an admin and cannot be denied");
   });
 
+  it("memory buttons: the owner forgets, widens and pages; anyone else is refused; forged ids parse to nothing", async () => {
+    const ann = ctx("UANN", false);
+    const bob = ctx("UBOB", false);
+    const forget = parseMemoryAction(
+      encodeMemoryAction({ op: "forget", page: 0, owner: "UANN", id: "rec-0" }),
+    )!;
+    expect(forget).toEqual({ op: "forget", page: 0, owner: "UANN", id: "rec-0" });
+    // Bob replays Ann's button, and one naming himself as owner: neither touches Ann's memory.
+    expect(await runMemoryAction(forget, bob, deps)).toEqual({
+      refused: "Only the person this memory belongs to can change it.",
+    });
+    const asBob = await runMemoryAction({ ...forget, owner: "UBOB" }, bob, deps);
+    expect(asBob).toMatchObject({ view: { note: "That record is no longer in your memory.", total: 0 } });
+    expect(tea).toHaveLength(12);
+    const done = await runMemoryAction(forget, ann, deps);
+    expect(done).toMatchObject({ view: { note: "Forgotten for good.", total: 11 } });
+    expect(tea.map((t) => t.id)).not.toContain("rec-0");
+    const widened = await runMemoryAction(
+      { op: "everywhere", page: 0, owner: "UANN", id: "rec-1" },
+      ann,
+      deps,
+    );
+    expect("view" in widened && widened.view.items.find((i) => i.id === "rec-1")?.place).toBe("everywhere");
+    const next = await runMemoryAction({ op: "page", page: 1, owner: "UANN" }, ann, deps);
+    expect(next).toMatchObject({ view: { page: 1, pages: 2 } });
+    for (const bad of [
+      "neo:mem:forget:0:UANN",
+      "neo:mem:page:0:UANN:rec-1",
+      "neo:mem:drop:0:UANN:rec-1",
+      "neo:mem:forget:0:U:ANN:rec-1",
+      `neo:mem:forget:0:UANN:${"x".repeat(90)}`,
+      42,
+    ])
+      expect(parseMemoryAction(bad)).toBeUndefined();
+  });
+
   it("help, unknown, memory, forget with confirm, reset needing a thread", async () => {
     const ann = ctx("UANN", false);
     expect(await text("help", ann)).not.toContain("*Admin*");
     expect(await text("help", ctx("UADMIN", true))).toContain("*Admin*");
     expect(await text("frobnicate", ann)).toContain("I don't know `frobnicate`");
-    expect(await text("memory", ann)).toContain("likes tea");
+    const page = await runCommand(parseCommand("memory"), ann, deps);
+    expect(page).toMatchObject({ kind: "memory", view: { page: 0, pages: 2, total: 12 } });
+    expect(page.kind === "memory" && page.view.items[0]!.text).toBe("likes tea");
     const forget = await runCommand(parseCommand("forget"), ann, deps);
     expect(forget).toMatchObject({ kind: "reply", confirm: { action: "forget" } });
     expect(await runConfirmed("forget", ann, deps)).toMatchObject({

@@ -213,6 +213,43 @@ for (const { name, factory, skip } of BACKENDS) {
       ]);
     });
 
+    it("forgets one record (and the exchanges it came from) for every instance; narrows and widens one", async () => {
+      const one = await open("forget-one");
+      const two = createPager({ store: await secondStore(), now });
+      const other = { conversation: "discord:guild1:chan:thread2", learned: DM } as const;
+      // What is forgotten is never the head of a list: a view could not tell it by the head.
+      await one.recordTurn(ALICE, {
+        conversation: other.conversation,
+        user: "my locker is blue",
+        assistant: "ok",
+      });
+      await one.recordTurn(ALICE, { conversation: CONV, user: "my locker code is 4411", assistant: "ok" });
+      clock += 1000;
+      const keep = await one.rememberFact(ALICE, "Alice's locker is blue", other);
+      const gone = await one.rememberFact(ALICE, "Alice's locker code is 4411", AT);
+      // The second instance holds a view with both, and the exchange the code came from.
+      expect(await two.fault(ALICE, DM, "locker", 500)).toHaveLength(2);
+      expect(await two.recallTurns(ALICE, DM, "locker code")).toHaveLength(2);
+      expect(await one.forgetRecord(ALICE, gone.id)).toBe(true);
+      expect(await one.forgetRecord(BOB, keep.id)).toBe(false);
+      expect((await two.fault(ALICE, DM, "locker", 500)).map((h) => h.record.id)).toEqual([keep.id]);
+      expect((await two.recallTurns(ALICE, DM, "locker code")).map((t) => t.user)).toEqual([
+        "my locker is blue",
+      ]);
+      expect(JSON.stringify(await store.range(cortexKeys(ALICE).records, 0, -1))).not.toContain("4411");
+      expect(JSON.stringify(await store.range(cortexKeys(ALICE).turns, 0, -1))).not.toContain("4411");
+      // Widened, it is seen in a public channel; narrowed again, it is not.
+      const PUBLIC = { kind: "public", workspace: "guild1" } as const;
+      expect(await two.fault(ALICE, PUBLIC, "locker", 500)).toEqual([]);
+      expect((await one.setEverywhere(ALICE, keep.id, true))?.learned?.everywhere).toBe(true);
+      expect(await two.fault(ALICE, PUBLIC, "locker", 500)).toHaveLength(1);
+      expect((await one.setEverywhere(ALICE, keep.id, false))?.learned).toEqual(DM);
+      expect(await two.fault(ALICE, PUBLIC, "locker", 500)).toEqual([]);
+      // Told again everywhere, it is a record of its own, not the narrowed one.
+      const wide = { conversation: CONV, learned: { ...DM, everywhere: true } };
+      expect((await two.rememberFact(ALICE, "Alice's locker is blue", wide)).id).not.toBe(keep.id);
+    });
+
     it("skips a record that fails validation on read and keeps the rest", async () => {
       const pager = await open("validation");
       await pager.rememberFact(ALICE, "valid fact about llamas");

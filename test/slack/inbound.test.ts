@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseThreadLink, slackUserId } from "../../src/adapters/slack/command-listener.js";
+import { parseThreadLink, slackUserId } from "../../src/adapters/slack/command-context.js";
 import { decideInbound } from "../../src/adapters/slack/inbound.js";
 import { renderSlackText } from "../../src/adapters/slack/readable.js";
 import { channelGate, DEFAULT_CHANNEL_SETTINGS } from "../../src/core/channels/index.js";

@@ -35,7 +35,18 @@ export const USER_SUBCOMMANDS: SubDef[] = [
     description: "Ask Neo something",
     options: [{ name: "text", description: "Your question", type: STR, required: true }],
   },
-  { name: "memory", description: "What Neo remembers about you (only you see it)" },
+  {
+    name: "memory",
+    description: "What Neo remembers about you, to forget or show elsewhere (only you see it)",
+    options: [
+      {
+        name: "action",
+        description: "export: everything Neo holds about you, as a JSON file",
+        type: STR,
+        choices: [{ name: "export", value: "export" }],
+      },
+    ],
+  },
   { name: "forget", description: "Wipe what Neo remembers about you (asks to confirm)" },
   { name: "reset", description: "Start this thread over", options: [thread] },
   {

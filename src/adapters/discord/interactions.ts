@@ -1,6 +1,6 @@
 /**
  * Interactions: every one is acknowledged at once (a deferred ephemeral reply, well inside Discord's
- * 3 s), then worked on and answered by editing that reply. Approval buttons go to the broker; `/neo`
+ * 3 s; a memory button defers an update of its page), then worked on and answered by editing that reply. Approval buttons go to the broker; `/neo`
  * and `/neo-admin` go through the platform-free command layer; `ask` runs a turn with its own IO.
  * The Stop button on an answer being written cancels its turn (the requester's, or an admin's click).
  */
@@ -20,9 +20,13 @@ import {
   type CommandContext,
   type CommandDeps,
   type CommandReply,
+  type MemoryAction,
+  ownsAction,
   parseCommand,
+  parseMemoryAction,
   runCommand,
   runConfirmed,
+  runMemoryAction,
 } from "../../core/commands/index.js";
 import type { Conversations } from "../../core/conversations/types.js";
 import type { ConversationKey, UserKey } from "../../core/keys.js";
@@ -34,6 +38,7 @@ import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
 import { createInteractionIO } from "./interaction-io.js";
 import { DM_WORKSPACE, discordUser, dmConversation, threadConversation } from "./keys.js";
+import { DISCORD_MEMORY_PAGE, memoryMessage } from "./memory-render.js";
 import { guessedPlace, placeOf } from "./place.js";
 import { splitMessage } from "./split.js";
 import { parseStopCustomId } from "./stop-button.js";
@@ -83,6 +88,7 @@ function contextOf(d: InteractionDeps, i: ButtonInteraction | ChatInputCommandIn
   return {
     caller,
     isAdmin: d.access.isAdmin(caller, manageServer),
+    memoryPageSize: DISCORD_MEMORY_PAGE,
     // A command in a thread applies to its parent channel, where the settings are kept.
     channel: i.guildId ? channelOf(conversationOf(d.client, i.guildId, i.channelId)) : undefined,
     resolveUser(raw) {
@@ -103,6 +109,19 @@ async function render(
   i: ButtonInteraction | ChatInputCommandInteraction,
   reply: CommandReply,
 ): Promise<void> {
+  if (reply.kind === "memory") {
+    await i.editReply({ ...memoryMessage(reply.view, i.user.id), allowedMentions });
+    return;
+  }
+  if (reply.kind === "file") {
+    // The deferred reply is ephemeral: the file is for the caller only.
+    await i.editReply({
+      content: reply.text,
+      files: [{ attachment: Buffer.from(reply.file.bytes), name: reply.file.name }],
+      allowedMentions,
+    });
+    return;
+  }
   if (reply.kind !== "reply") return;
   const [first = "", ...rest] = splitMessage(reply.text);
   const components = reply.confirm
@@ -139,7 +158,7 @@ async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Prom
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const ctx = contextOf(d, i);
   const reply = await runCommand(parseCommand(commandText(i)), ctx, d.commands);
-  if (reply.kind === "reply") {
+  if (reply.kind !== "ask") {
     await render(i, reply);
     return;
   }
@@ -192,10 +211,34 @@ async function onStop(
   await i.editReply({ content: stopped ? "Stopped." : "That answer is already finished.", allowedMentions });
 }
 
+/**
+ * A `/neo memory` button: the page is ephemeral (only its owner sees it), but a click is platform
+ * input: someone else's is refused and changes nothing; the owner's edits the page in place.
+ */
+async function onMemory(d: InteractionDeps, i: ButtonInteraction, action: MemoryAction): Promise<void> {
+  const ctx = contextOf(d, i);
+  if (!ownsAction(ctx, action)) {
+    await i.reply({
+      content: "Only the person this memory belongs to can change it.",
+      flags: MessageFlags.Ephemeral,
+      allowedMentions,
+    });
+    return;
+  }
+  await i.deferUpdate();
+  const result = await runMemoryAction(action, ctx, d.commands);
+  if ("view" in result) await i.editReply({ ...memoryMessage(result.view, i.user.id), allowedMentions });
+}
+
 async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void> {
   const stop = parseStopCustomId(i.customId, i.guildId, i.channelId);
   if (stop) {
     await onStop(d, i, stop);
+    return;
+  }
+  const memory = parseMemoryAction(i.customId);
+  if (memory) {
+    await onMemory(d, i, memory);
     return;
   }
   const approval = parseApprovalCustomId(i.customId);

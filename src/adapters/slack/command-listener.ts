@@ -6,13 +6,21 @@
  */
 import type { App, RespondFn, SlashCommand } from "@slack/bolt";
 import type { AccessPolicy } from "../../core/access/policy.js";
-import { needsAdmin, parseCommand, runCommand, runConfirmed } from "../../core/commands/index.js";
-import type { CommandContext, CommandDeps, CommandReply } from "../../core/commands/types.js";
+import {
+  needsAdmin,
+  pageHeading,
+  parseCommand,
+  runCommand,
+  runConfirmed,
+} from "../../core/commands/index.js";
+import type { CommandDeps, CommandReply } from "../../core/commands/types.js";
 import type { ConversationIO, Conversations } from "../../core/conversations/types.js";
-import { channelKey, conversationKey, type UserKey, userKey } from "../../core/keys.js";
+import { conversationKey, type UserKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
+import { slackCommandContext } from "./command-context.js";
 import type { DraftPace } from "./draft/pacer.js";
+import { memoryBlocks } from "./memory-blocks.js";
 import { escapeMrkdwn, markdownToMrkdwn } from "./mrkdwn.js";
 import { createSlackReporter } from "./reporter.js";
 import { createEphemeralStatus } from "./status.js";
@@ -38,22 +46,18 @@ export interface CommandListenerDeps {
 
 const slog = log.child({ component: "slack" });
 
-/** `<@U123|name>`, `<@U123>`, `@U123` or `U123` → the user id. */
-export function slackUserId(raw: string): string | undefined {
-  const m = /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(raw) ?? /^@?([UW][A-Z0-9]{2,})$/.exec(raw);
-  return m?.[1];
-}
-
-/** A message link `…/archives/C123/p1700000000000100[?thread_ts=…]` → channel and thread ts. */
-export function parseThreadLink(raw: string): { channel: string; threadTs: string } | undefined {
-  const link = raw.replace(/^<|>$/g, "").split("|")[0]!;
-  const m = /\/archives\/([A-Z0-9]+)\/p(\d{10})(\d{6})(?:\?(.*))?$/.exec(link);
-  if (!m) return undefined;
-  const thread = new URLSearchParams(m[4] ?? "").get("thread_ts");
-  return { channel: m[1]!, threadTs: thread ?? `${m[2]}.${m[3]}` };
-}
-
-function render(reply: Extract<CommandReply, { kind: "reply" }>): Record<string, unknown> {
+/** What a reply shows the caller (`owner`: their user id, named by memory buttons). */
+function render(
+  reply: Extract<CommandReply, { kind: "reply" | "memory" }>,
+  owner: string,
+): Record<string, unknown> {
+  if (reply.kind === "memory") {
+    return {
+      response_type: "ephemeral",
+      text: markdownToMrkdwn(pageHeading(reply.view)),
+      blocks: memoryBlocks(reply.view, owner),
+    };
+  }
   const text = markdownToMrkdwn(reply.text);
   if (!reply.confirm) return { response_type: "ephemeral", text };
   return {
@@ -78,46 +82,8 @@ function render(reply: Extract<CommandReply, { kind: "reply" }>): Record<string,
 }
 
 export function registerCommands(app: App, deps: CommandListenerDeps): void {
-  const context = async (
-    teamId: string,
-    userId: string,
-    channelId: string,
-    needAdmin: boolean,
-  ): Promise<CommandContext> => {
-    const caller: UserKey = userKey({ platform: "slack", workspace: teamId, user: userId });
-    let isAdmin = deps.access.isAdmin(caller);
-    if (!isAdmin && needAdmin)
-      isAdmin = deps.access.isAdmin(caller, (await deps.workspaces.users(teamId).get(userId)).isAdmin);
-    return {
-      caller,
-      isAdmin,
-      // DM channel ids start with D: channel settings do not apply there.
-      channel: channelId.startsWith("D")
-        ? undefined
-        : channelKey({ platform: "slack", workspace: teamId, channel: channelId }),
-      resolveUser: (raw) => {
-        const id = slackUserId(raw);
-        return id ? userKey({ platform: "slack", workspace: teamId, user: id }) : undefined;
-      },
-      resolveConversation: (target) => {
-        if (target) {
-          const t = parseThreadLink(target);
-          return t
-            ? conversationKey({
-                platform: "slack",
-                workspace: teamId,
-                channel: t.channel,
-                thread: t.threadTs,
-              })
-            : undefined;
-        }
-        // Slash commands carry no thread; in a DM the DM itself is the conversation.
-        return channelId.startsWith("D")
-          ? conversationKey({ platform: "slack", workspace: teamId, channel: channelId, thread: channelId })
-          : undefined;
-      },
-    };
-  };
+  const context = (teamId: string, userId: string, channelId: string, needAdmin: boolean) =>
+    slackCommandContext(deps, teamId, userId, channelId, needAdmin);
 
   const ask = async (
     command: SlashCommand,
@@ -166,6 +132,22 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
     );
   };
 
+  /** The export: a file in the caller's DM with Neo (only they and Neo are in it). */
+  const sendFile = async (
+    command: SlashCommand,
+    reply: Extract<CommandReply, { kind: "file" }>,
+    respond: RespondFn,
+  ): Promise<void> => {
+    const out = deps.workspaces.out(command.team_id);
+    const dm = await out.openDm(command.user_id);
+    await out.upload(dm, "", [{ ...reply.file, type: "application/json" }], reply.text);
+    await respond({
+      response_type: "ephemeral",
+      replace_original: true,
+      text: "Sent: the file is in your DM with me.",
+    });
+  };
+
   app.command("/neo", async ({ command, ack, respond }) => {
     const caller = userKey({ platform: "slack", workspace: command.team_id, user: command.user_id });
     if (!(await deps.access.isAllowed(caller))) {
@@ -186,28 +168,25 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
     });
     const first = await Promise.race([running, slow]);
     clearTimeout(timer);
-    if (first === "slow") {
-      await ack({ response_type: "ephemeral", text: "_Working on it…_" });
-      void running
-        .then((reply) =>
-          reply.kind === "reply"
-            ? respond({ ...render(reply), replace_original: true } as Parameters<RespondFn>[0])
-            : undefined,
-        )
-        .catch((err: unknown) => slog.error({ err }, "/neo reply failed"));
-      return;
-    }
-    if (first.kind === "reply") {
-      await ack(render(first) as Parameters<typeof ack>[0]);
+    if (first !== "slow" && (first.kind === "reply" || first.kind === "memory")) {
+      await ack(render(first, command.user_id) as Parameters<typeof ack>[0]);
       return;
     }
     await ack({ response_type: "ephemeral", text: "_Working on it…_" });
-    void ask(command, first.text, caller, respond).catch(async (err: unknown) => {
-      slog.error({ err }, "/neo ask failed");
+    const later = async (reply: CommandReply): Promise<void> => {
+      if (reply.kind === "ask") return ask(command, reply.text, caller, respond);
+      if (reply.kind === "file") return sendFile(command, reply, respond);
+      await respond({
+        ...render(reply, command.user_id),
+        replace_original: true,
+      } as Parameters<RespondFn>[0]);
+    };
+    void (first === "slow" ? running : Promise.resolve(first)).then(later).catch(async (err: unknown) => {
+      slog.error({ err }, "/neo reply failed");
       await respond({
         response_type: "ephemeral",
         replace_original: true,
-        text: "Sorry, I couldn't start on that. Try again.",
+        text: "Sorry, I couldn't finish that. Try again.",
       });
     });
   });
@@ -221,7 +200,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
       const ctx = await context(teamId, body.user.id, channelId, false);
       const reply = await runConfirmed(value, ctx, deps.commands);
       if (reply.kind === "reply")
-        await respond({ ...render(reply), replace_original: true } as Parameters<RespondFn>[0]);
+        await respond({ ...render(reply, body.user.id), replace_original: true } as Parameters<RespondFn>[0]);
     })().catch((err: unknown) => slog.error({ err }, "/neo confirm failed"));
   });
 }

@@ -1,14 +1,15 @@
 /**
  * Every Web API call Neo makes in one workspace, with that workspace's bot token, each routed
  * through the rate gate under the method's Slack tier (tiers are per workspace, so gate keys carry
- * the team). The calls come in groups (outbound/): messages, streams, the assistant panel, lookups
- * and uploads; this file puts them together with the room a caller may take ahead (`reserve`).
+ * the team). The calls come in groups (outbound/): messages, streams, the assistant panel, lookups,
+ * uploads and the private ones (a person's DM, their App Home); this file puts them together with the room a caller may take ahead (`reserve`).
  */
 
 import { createAssistantCalls, type SlackAssistantCalls } from "./outbound/assistant-calls.js";
 import { createOutboundContext, type WebClient } from "./outbound/context.js";
 import { createLookups, type SlackLookups } from "./outbound/lookups.js";
 import { createMessageCalls, type SlackMessages } from "./outbound/messages.js";
+import { createPrivateCalls, type SlackPrivateCalls } from "./outbound/private.js";
 import { SLACK_RATE_RULES, type SlackRateRules } from "./outbound/rules.js";
 import { createStreamCalls, type SlackStreams } from "./outbound/streams.js";
 import { createUploads, type SlackUploads } from "./outbound/uploads.js";
@@ -27,7 +28,8 @@ export interface SlackOutbound
     SlackStreams,
     SlackAssistantCalls,
     SlackLookups,
-    SlackUploads {
+    SlackUploads,
+    SlackPrivateCalls {
   /**
    * Room for one later call of `method` in this workspace, if it is free now (see rate-gate.ts);
    * undefined when the workspace is busy. Spend it with the call's `reservation`, or `release` it.
@@ -66,6 +68,7 @@ export function createSlackOutbound(client: WebClient, o: SlackOutboundOptions):
     ...createAssistantCalls(ctx),
     ...createLookups(ctx),
     ...createUploads(ctx),
+    ...createPrivateCalls(ctx),
     pending: () => gate.pending(),
     drained: () => gate.drained(),
   };

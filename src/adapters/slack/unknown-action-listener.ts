@@ -18,8 +18,11 @@ export function registerUnknownActions(
   app: App,
   known: readonly string[],
   workspaces: SlackWorkspaces,
+  /** Prefixes of action_ids other listeners own (the memory buttons: `neo_mem_…`). */
+  knownPrefixes: readonly string[] = [],
 ): void {
-  const unknown = new RegExp(`^(?!(?:${known.map(literal).join("|")})$)`);
+  const owned = [...known.map((k) => `${literal(k)}$`), ...knownPrefixes.map(literal)];
+  const unknown = new RegExp(`^(?!(?:${owned.join("|")}))`);
   app.action<BlockAction>({ action_id: unknown }, async (args: SlackActionMiddlewareArgs<BlockAction>) => {
     const { ack, body, respond, action } = args;
     await ack();

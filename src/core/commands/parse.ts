@@ -5,7 +5,7 @@ import { ADMIN_COMMANDS, type Command, type CommandName, USER_COMMANDS } from ".
 export const USAGE: Record<CommandName, string> = {
   help: "/neo help",
   ask: "/neo ask <question>",
-  memory: "/neo memory",
+  memory: "/neo memory [export]",
   forget: "/neo forget",
   reset: "/neo reset [thread link]",
   usage: "/neo usage [user | all]",
@@ -92,8 +92,11 @@ export function parseCommand(input: string): Command {
   const args = rest.filter(Boolean);
   const restText = text.slice(head.length).trim();
   switch (cmd) {
-    case "help":
     case "memory":
+      if (args.length === 0) return { name: "memory" };
+      if (args.length === 1 && args[0]!.toLowerCase() === "export") return { name: "memory", export: true };
+      return invalid(cmd, "memory takes nothing, or `export`");
+    case "help":
     case "forget":
     case "status":
     case "tools":

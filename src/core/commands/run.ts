@@ -2,6 +2,7 @@
 import type { ApprovalRecord } from "../approvals/types.js";
 import { describeChannel } from "../channels/index.js";
 import { log } from "../log.js";
+import { exportReply, memoryPage } from "./memory.js";
 import { USAGE } from "./parse.js";
 import {
   ADMIN_COMMANDS,
@@ -21,7 +22,10 @@ export function helpText(isAdmin: boolean): string {
   const user = [
     line("help", "this list"),
     line("ask", "ask Neo something; the answer is posted here"),
-    line("memory", "what Neo remembers about you (only you see it)"),
+    line(
+      "memory",
+      "what Neo remembers about you, to forget or show elsewhere (`export`: all of it, as a file)",
+    ),
     line("forget", "wipe what Neo remembers about you (asks to confirm)"),
     line("reset", "start a thread over"),
     line("usage", "your model usage and cost, today and this month (admins: a user's, or `all`)"),
@@ -117,12 +121,8 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       const head = cmd.change ? "Changed; from the next turn on this channel is" : "This channel is";
       return reply(`${head}: ${describeChannel(s)}.`);
     }
-    case "memory": {
-      const text = await deps.memory.describe(ctx.caller);
-      return reply(
-        text.trim() ? `*What I remember about you*\n${text}` : "I don't remember anything about you yet.",
-      );
-    }
+    case "memory":
+      return cmd.export ? exportReply(ctx, deps) : { kind: "memory", view: await memoryPage(ctx, deps, 0) };
     case "forget":
       return reply("This wipes everything I remember about you, for good. Sure?", {
         action: "forget",

@@ -17,6 +17,7 @@ import type { ApprovalRecord, DecideResult } from "../approvals/types.js";
 import type { ChannelChange, ChannelRef, ChannelSettingsStore } from "../channels/index.js";
 import type { ConversationStats } from "../conversations/types.js";
 import type { ConversationKey, UserKey } from "../keys.js";
+import type { MemoryItem, MemoryPage } from "./memory-view.js";
 
 /** Subcommands everyone may run. */
 export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset", "usage"] as const;
@@ -40,7 +41,8 @@ export type CommandName = (typeof USER_COMMANDS)[number] | (typeof ADMIN_COMMAND
 export type Command =
   | { name: "help" }
   | { name: "ask"; text: string }
-  | { name: "memory" }
+  /** The caller's memory, editable; `export`: everything Neo holds about them, as a JSON file. */
+  | { name: "memory"; export?: true }
   | { name: "forget" }
   | { name: "reset"; target?: string }
   /** Own usage; `user` (admins): someone else's; `all` (admins): the deployment's totals. */
@@ -77,6 +79,8 @@ export interface CommandContext {
   resolveConversation(target?: string): ConversationKey | undefined;
   /** The channel the command was run in (a thread's parent channel); undefined in a DM. */
   channel?: ChannelRef | undefined;
+  /** Records on one page of `/neo memory` (default 10; Discord: 4, one row of buttons each). */
+  memoryPageSize?: number;
 }
 
 /** One MCP server as `/neo status` reports it. */
@@ -98,10 +102,16 @@ export interface CommandDeps {
   };
   /** The caller's cortex. */
   memory: {
-    /** What Neo remembers about `user`, as Markdown (empty string = nothing). */
-    describe(user: UserKey): Promise<string>;
+    /** Every record Neo keeps about `user`, newest first. */
+    list(user: UserKey): Promise<MemoryItem[]>;
+    /** Forget one of `user`'s records; false when they have none with that id. */
+    forgetOne(user: UserKey, id: string): Promise<boolean>;
+    /** Show one of `user`'s records everywhere, or only where learned; false when unknown. */
+    setEverywhere(user: UserKey, id: string, everywhere: boolean): Promise<boolean>;
     /** Wipe `user`'s cortex; resolves with how many records were removed. */
     forget(user: UserKey): Promise<number>;
+    /** Everything Neo holds about `user` (`/neo memory export`), ready for JSON. */
+    export(user: UserKey): Promise<unknown>;
   };
   tools: {
     /** Advertised (Natural) and gated (Escalate) tool names. */
@@ -162,7 +172,11 @@ export interface ConfirmRequest {
 
 export type CommandReply =
   | { kind: "reply"; text: string; ephemeral: true; confirm?: ConfirmRequest }
-  | { kind: "ask"; text: string };
+  | { kind: "ask"; text: string }
+  /** A page of the caller's memory; the adapter adds the buttons (`memory-view.ts`). */
+  | { kind: "memory"; view: MemoryPage }
+  /** A file for the caller only (the export), with a line to go with it. */
+  | { kind: "file"; text: string; file: { name: string; bytes: Uint8Array } };
 
 /** The platform could not resolve or run a command for an expected reason (shown to the caller). */
 export class CommandError extends Error {

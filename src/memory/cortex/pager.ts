@@ -59,8 +59,17 @@ export interface Pager {
   setGoal(user: UserKey, statement: string, origin?: Origin): Promise<GoalRecord>;
   closeGoal(user: UserKey, id: string, status: "done" | "abandoned"): Promise<GoalRecord | undefined>;
   rememberConstraint(user: UserKey, statement: string, origin?: Origin): Promise<ConstraintRecord>;
-  /** The user asked for it: record `id` is shown everywhere from now on. Undefined when unknown. */
-  widen(user: UserKey, id: string): Promise<CortexRecord | undefined>;
+  /**
+   * The user asked for it: record `id` is shown everywhere from now on (`everywhere` true), or again
+   * only where it was learned (false). Undefined when the user has no such record.
+   */
+  setEverywhere(user: UserKey, id: string, everywhere: boolean): Promise<CortexRecord | undefined>;
+  /**
+   * The user asked for it: record `id` is gone from the store (every version), and so are the
+   * exchanges of the conversation it was learned in up to when it was learned (they hold the words
+   * it came from, and would be recalled). False when the user has no such record.
+   */
+  forgetRecord(user: UserKey, id: string): Promise<boolean>;
   /** Keep one completed exchange for recall in later conversations. */
   recordTurn(user: UserKey, turn: Omit<TurnRecord, "id" | "at">): Promise<TurnRecord>;
   /** Records visible `here` most relevant to `query` (relevance × recency × strength) that fit `tokenBudget`. */
@@ -115,6 +124,14 @@ export function createPager(opts: PagerOptions): Pager {
     return record;
   }
 
+  /** Replace list `key` with the items of `items` that `keep`, when any is dropped. */
+  async function rewrite<T>(key: string, items: T[], keep: (item: T) => boolean): Promise<void> {
+    const kept = items.filter(keep);
+    if (kept.length === items.length) return;
+    await store.delete(key);
+    if (kept.length) await store.append(key, kept);
+  }
+
   const stamp = (origin?: Origin) => {
     const t = now();
     return {
@@ -166,17 +183,43 @@ export function createPager(opts: PagerOptions): Pager {
         put(user, { ...stamp(origin), kind: "goal", statement: statement.trim(), status: "active" }),
       ),
 
-    widen: (user, id) =>
+    setEverywhere: (user, id, everywhere) =>
       serial(user, async () => {
         const record = (await views.get(user)).records.get(id);
         if (!record) return undefined;
-        if (record.learned?.everywhere) return record;
+        if (Boolean(record.learned?.everywhere) === everywhere) return record;
         // A record without provenance was learned in a DM; its workspace is no longer known.
-        const learned = {
-          ...(record.learned ?? { kind: "dm" as const, workspace: "unknown" }),
-          everywhere: true,
+        const { everywhere: _was, ...where } = record.learned ?? {
+          kind: "dm" as const,
+          workspace: "unknown",
         };
+        const learned = everywhere ? { ...where, everywhere: true } : where;
         return put(user, { ...record, learned, updatedAt: now() });
+      }),
+
+    forgetRecord: (user, id) =>
+      serial(user, async () => {
+        const record = (await views.get(user)).records.get(id);
+        if (!record) return false;
+        const keys = cortexKeys(user);
+        const [records, turns] = await Promise.all([
+          store.range<{ id?: unknown }>(keys.records, 0, -1),
+          store.range<{ conversation?: unknown; at?: unknown }>(keys.turns, 0, -1),
+        ]);
+        const fromIt = (t: { conversation?: unknown; at?: unknown }) =>
+          record.source !== null &&
+          t.conversation === record.source &&
+          typeof t.at === "number" &&
+          t.at <= record.createdAt;
+        // The lists are rewritten without it. Another instance appending to them in this instant
+        // loses that append (the store has no list rewrite in one step); a record is re-learned.
+        await rewrite(keys.records, records, (r) => r.id !== id);
+        await rewrite(keys.turns, turns, (t) => !fromIt(t));
+        // Last, so a view read while the lists were rewritten is read again whole (user-view.ts).
+        await store.incr(keys.epoch);
+        await store.set(keys.version, randomUUID());
+        views.evict(user);
+        return true;
       }),
 
     closeGoal: (user, id, status) =>

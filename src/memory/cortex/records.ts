@@ -122,5 +122,7 @@ export function cortexKeys(user: UserKey) {
     turns: `${root}turns`,
     /** A fresh random token written after every change: the cheap cache-validity check. */
     version: `${root}version`,
+    /** Counts rewrites of the lists (one record forgotten): a view of another epoch is read again whole. */
+    epoch: `${root}epoch`,
   };
 }

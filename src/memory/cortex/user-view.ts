@@ -54,6 +54,7 @@ export function statementKey(kind: string, statement: string, learned: Provenanc
 
 interface Cached extends UserView {
   token: string | undefined;
+  epoch: number;
   recordsLen: number;
   turnsLen: number;
   firstRecordId: string | undefined;
@@ -122,8 +123,9 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
   // Concurrent reads of one user (pinned, fault, patterns, recall of one page) share one refresh.
   const inflight = new Map<UserKey, Promise<UserView>>();
 
-  const empty = (token: string | undefined): Cached => ({
+  const empty = (token: string | undefined, epoch: number): Cached => ({
     token,
+    epoch,
     records: new Map(),
     recordIndex: createLexicalIndex(),
     patternIndex: createLexicalIndex(),
@@ -151,6 +153,12 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
       }
       const r = parsed.data;
       view.firstRecordId ??= r.id;
+      // A version learned for another audience (widened, narrowed) no longer answers to the old one.
+      const prev = view.records.get(r.id);
+      if (prev && "statement" in prev && prev.kind !== "goal") {
+        const was = statementKey(prev.kind, prev.statement, prev.learned);
+        if (view.statements.get(was)?.id === r.id) view.statements.delete(was);
+      }
       view.records.set(r.id, r);
       index(view, r);
     }
@@ -178,33 +186,43 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
     // refilled) and everything past what the cache holds (nothing, when the token is unchanged).
     // Lists are append-only and the token is set after an append, so items read with a token are
     // never fewer than it stands for; an item read early is read again at most, never missed.
-    const [token, recordsHead, turnsHead, newRecords, newTurns] = await Promise.all([
+    const [token, epochRead, recordsHead, turnsHead, newRecords, newTurns] = await Promise.all([
       store.get<string>(keys.version),
+      store.get<number>(keys.epoch),
       store.range<{ id?: unknown }>(keys.records, 0, 0),
       store.range<{ id?: unknown }>(keys.turns, 0, 0),
       store.range<unknown>(keys.records, cached?.recordsLen ?? 0, -1),
       store.range<unknown>(keys.turns, cached?.turnsLen ?? 0, -1),
     ]);
-    if (cached && cached.token === token && newRecords.length === 0 && newTurns.length === 0) {
+    const epoch = epochRead ?? 0;
+    if (
+      cached &&
+      cached.token === token &&
+      cached.epoch === epoch &&
+      newRecords.length === 0 &&
+      newTurns.length === 0
+    ) {
       cache.delete(user);
       cache.set(user, cached);
       return cached;
     }
     // Nothing cached: what was read from the start is the whole of both lists.
+    // A list rewritten since (another epoch: a record forgotten) is read again whole.
     const intact =
       cached === undefined ||
-      ((cached.firstRecordId === undefined || recordsHead[0]?.id === cached.firstRecordId) &&
+      (cached.epoch === epoch &&
+        (cached.firstRecordId === undefined || recordsHead[0]?.id === cached.firstRecordId) &&
         (cached.firstTurnId === undefined || turnsHead[0]?.id === cached.firstTurnId));
     let view: Cached;
     if (intact) {
-      view = cached ?? empty(token);
+      view = cached ?? empty(token, epoch);
       applyRecords(view, newRecords);
       applyTurns(view, newTurns);
       view.recordsLen += newRecords.length;
       view.turnsLen += newTurns.length;
     } else {
       // Wiped (or shorter than cached): read both lists whole.
-      view = empty(token);
+      view = empty(token, epoch);
       const [records, turns] = await Promise.all([
         store.range<unknown>(keys.records, 0, -1),
         store.range<unknown>(keys.turns, 0, -1),
@@ -215,6 +233,7 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
       view.turnsLen = turns.length;
     }
     view.token = token;
+    view.epoch = epoch;
     view.revision++;
     cache.delete(user);
     cache.set(user, view);

@@ -70,7 +70,7 @@ export interface RigOptions {
   budgetUsd?: number;
   /** File intake limits over the defaults (e.g. `vision: true`). */
   files?: Partial<FileLimits>;
-  /** Real memory (and `memory_recall`) over the store; `/neo memory` describes it. */
+  /** Real memory (and `memory_recall`) over the store; `/neo memory` lists it. */
   memory?: boolean;
   /** A Redis store under this key prefix instead of a file store (keys deleted on close). */
   redis?: { url: string; prefix: string };
@@ -205,7 +205,11 @@ export function testCommandDeps(
   return {
     conversations,
     memory: {
-      describe: async (user) => (memory ? memory.describe(user) : ""),
+      list: async (user) => (memory ? memory.list(user) : []),
+      forgetOne: async (user, id) => (memory ? memory.forgetOne(user, id) : false),
+      setEverywhere: async (user, id, everywhere) =>
+        memory ? memory.setEverywhere(user, id, everywhere) : false,
+      export: async (user) => (memory ? memory.export(user) : {}),
       forget: async (user) => {
         forgotten.push(user);
         return memory ? memory.forget(user) : 0;

@@ -146,6 +146,7 @@ export class FakeDiscord {
       ]),
       messages: new Map(),
       interactionChannels: new Map(),
+      componentMessages: new Map(),
       calls: this.calls,
       rateLimits: [],
       globalArrivals: [],
@@ -468,6 +469,7 @@ export class FakeDiscord {
       ...o,
       channel: o.channel ?? this.channelById(o.message.channel_id),
     });
+    this.state.componentMessages.set(base.token, o.message.id);
     await this.gateway.dispatch("INTERACTION_CREATE", {
       ...base,
       message: o.message,

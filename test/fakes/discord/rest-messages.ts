@@ -65,17 +65,26 @@ export function createMessageBook(state: RestState) {
       ...(webhook ? { webhook_id: state.appId, application_id: state.appId } : {}),
     };
     msgs(channelId).push(msg);
+    recordUploads(channelId, msg.id, attachments);
+    return msg;
+  };
+
+  /** Files the bot attached to a message, with their bytes, in `state.uploads`. */
+  const recordUploads = (
+    channelId: string,
+    messageId: string,
+    attachments: Array<Record<string, unknown>>,
+  ) => {
     for (const a of attachments) {
       const file = state.cdn.get(decodeURIComponent(new URL(String(a.url)).pathname));
       state.uploads.push({
         channelId,
-        messageId: msg.id,
+        messageId,
         filename: String(a.filename),
         contentType: String(a.content_type),
         bytes: file?.body ?? Buffer.alloc(0),
       });
     }
-    return msg;
   };
 
   const editMessage = (channelId: string, id: string, body: Record<string, unknown>): Reply => {
@@ -94,10 +103,13 @@ export function createMessageBook(state: RestState) {
     return noContent;
   };
 
+  /** An interaction's original response; for a component interaction, the message it is on. */
   const original = (token: string): { channelId: string; msg: MessagePayload | undefined } => {
     const channelId = state.interactionChannels.get(token) ?? "";
-    return { channelId, msg: msgs(channelId).find((m) => m.interaction_token === token && m.original) };
+    const own = msgs(channelId).find((m) => m.interaction_token === token && m.original);
+    const clicked = state.componentMessages.get(token);
+    return { channelId, msg: own ?? msgs(channelId).find((m) => m.id === clicked) };
   };
 
-  return { msgs, createMessage, editMessage, deleteMessage, original };
+  return { msgs, createMessage, editMessage, deleteMessage, original, recordUploads };
 }

@@ -61,6 +61,12 @@ export interface RestState {
   messages: Map<string, MessagePayload[]>;
   /** Interaction token -> the channel its replies land in. */
   interactionChannels: Map<string, string>;
+  /**
+   * A component interaction's token -> the message its component is on: after an UPDATE_MESSAGE
+   * or DEFERRED_UPDATE_MESSAGE callback (types 7, 6), `@original` is that message
+   * (discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-interaction-callback-type).
+   */
+  componentMessages: Map<string, string>;
   calls: RecordedCall[];
   rateLimits: RateLimitRule[];
   /** Arrival times of the bot's requests the global limit counts (every client, accepted or not). */
@@ -100,7 +106,8 @@ export interface CdnFile {
 }
 
 export function createRestServer(state: RestState): { server: Server; listen(): Promise<string> } {
-  const { msgs, createMessage, editMessage, deleteMessage, original } = createMessageBook(state);
+  const { msgs, createMessage, editMessage, deleteMessage, original, recordUploads } =
+    createMessageBook(state);
 
   const routes: Array<[string, RegExp, Handler]> = [
     [
@@ -229,6 +236,9 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
           msg.interaction_token = token;
           msg.original = true;
         }
+        // 7 = update the component's message now (6, deferred, changes nothing until @original is edited).
+        const clicked = state.componentMessages.get(token);
+        if (channelId && b.type === 7 && clicked) editMessage(channelId, clicked, data);
         return noContent;
       },
     ],
@@ -414,6 +424,23 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     const interactionRoute = /^\/(interactions|webhooks)\//.test(path);
     if (!interactionRoute && !authed) {
       send({ status: 401, json: { message: "401: Unauthorized", code: 0 } });
+      return;
+    }
+    const editsOriginal =
+      method === "PATCH" ? path.match(/^\/webhooks\/\d+\/([^/]+)\/messages\/@original$/) : null;
+    if (form?.files.length && editsOriginal) {
+      // Edit Original Interaction Response takes files[n] too (discord.com/developers/docs/
+      // interactions/receiving-and-responding#edit-original-interaction-response).
+      const { channelId, msg } = original(editsOriginal[1]!);
+      if (!msg) {
+        send(notFound("Message"));
+        return;
+      }
+      const edited = editMessage(channelId, msg.id, form.body as Record<string, unknown>);
+      const files = attach(channelId, form);
+      msg.attachments = files;
+      recordUploads(channelId, msg.id, files);
+      send(edited);
       return;
     }
     if (form?.files.length) {

@@ -113,6 +113,12 @@ export interface FakeAssistantThread {
   title?: string;
 }
 
+/** A published App Home (`views.publish`). */
+export interface FakeHomeView {
+  type: "home";
+  blocks: Array<Record<string, unknown>>;
+}
+
 export interface ResponseUrlPost {
   id: string;
   body: Record<string, unknown>;
@@ -148,6 +154,8 @@ export interface FakeSlack {
    * `setTitle`), keyed `channel/thread_ts`: the current status ("" = cleared), prompts and title.
    */
   assistantThread(channel: string, threadTs: string): FakeAssistantThread | undefined;
+  /** The App Home view last published for `user` (`views.publish`). */
+  home(user: string): FakeHomeView | undefined;
   /** Make `chat.startStream` answer `error` (a workspace that cannot stream); null streams again. */
   refuseStreams(error: string | null): void;
   /** Make every upload fail (`files.getUploadURLExternal` answers an error). */
@@ -201,7 +209,7 @@ function parseArgs(body: string, type: string | undefined): Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(body)) {
     const json = (k === "blocks" || k === "attachments") && v.startsWith("[");
-    out[k] = json || (k === "metadata" && v.startsWith("{")) ? JSON.parse(v) : v;
+    out[k] = json || ((k === "metadata" || k === "view") && v.startsWith("{")) ? JSON.parse(v) : v;
   }
   return out;
 }
@@ -220,6 +228,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let failUploads = false;
   let refuseStreams: string | null = null;
   const assistantThreads = new Map<string, FakeAssistantThread>();
+  const homes = new Map<string, FakeHomeView>();
   const assistantThread = (args: Record<string, unknown>): FakeAssistantThread | string => {
     const channel = typeof args.channel_id === "string" ? args.channel_id : "";
     const ts = typeof args.thread_ts === "string" ? args.thread_ts : "";
@@ -497,6 +506,25 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       case "chat.postEphemeral":
         return { ok: true, message_ts: nextTs() };
+      case "conversations.open": {
+        // https://docs.slack.dev/reference/methods/conversations.open: `users` (one id) → the DM's id.
+        const user = String(args.users ?? "");
+        if (!users.has(user)) return { ok: false, error: "user_not_found" };
+        return { ok: true, channel: { id: `D${user}` } };
+      }
+      case "views.publish": {
+        // https://docs.slack.dev/reference/methods/views.publish: a `home` view for `user_id`, at
+        // most 100 blocks (https://docs.slack.dev/reference/views/home-tab-views).
+        const user = String(args.user_id ?? "");
+        const view = (typeof args.view === "string" ? JSON.parse(args.view) : args.view) as
+          | { type?: string; blocks?: unknown[] }
+          | undefined;
+        if (!users.has(user)) return { ok: false, error: "user_not_found" };
+        if (view?.type !== "home" || !Array.isArray(view.blocks) || view.blocks.length > 100)
+          return { ok: false, error: "invalid_arguments" };
+        homes.set(user, view as FakeHomeView);
+        return { ok: true, view: { id: `V${user}`, ...view } };
+      }
       case "apps.connections.open":
         return { ok: true, url: `ws://127.0.0.1:${portOf()}/socket` };
       case "reactions.add":
@@ -695,6 +723,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     fileRequests,
     uploads,
     assistantThread: (channel, threadTs) => assistantThreads.get(`${channel}/${threadTs}`),
+    home: (user) => homes.get(user),
     refuseStreams: (error) => {
       refuseStreams = error;
     },

@@ -93,7 +93,7 @@ export interface HarnessOptions {
   files?: Partial<FileLimits>;
   /**
    * Real memory over the harness's store: the loop faults and writes back through it, the tool
-   * surface advertises `memory_recall` (with `tools` still served), `/neo memory` describes it.
+   * surface advertises `memory_recall` (with `tools` still served), `/neo memory` lists it.
    */
   memory?: boolean;
   /**
@@ -301,8 +301,20 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const commands: CommandDeps = {
     conversations,
     memory: memory
-      ? { describe: (u) => memory.describe(u), forget: (u) => memory.forget(u) }
-      : { describe: async () => "", forget: async () => 0 },
+      ? {
+          list: (u) => memory.list(u),
+          forgetOne: (u, id) => memory.forgetOne(u, id),
+          setEverywhere: (u, id, everywhere) => memory.setEverywhere(u, id, everywhere),
+          forget: (u) => memory.forget(u),
+          export: (u) => memory.export(u),
+        }
+      : {
+          list: async () => [],
+          forgetOne: async () => false,
+          setEverywhere: async () => false,
+          forget: async () => 0,
+          export: async () => ({}),
+        },
     tools: {
       list: () => ({ natural: tools.schemas().map((s) => s.function.name), escalate: [] }),
       servers: () => [],

@@ -1,7 +1,8 @@
 /**
  * Every Bolt listener the adapter has, registered in the order that matters: inbound first (its
- * middleware dedupes events), then what keeps channels and users known, the assistant panel, clicks,
- * commands and, in OAuth mode, uninstalls.
+ * middleware dedupes events), then what keeps channels and users known, the assistant panel, clicks
+ * (approvals, memory buttons and the App Home, then every other button), commands and, in OAuth
+ * mode, uninstalls.
  */
 import type { App } from "@slack/bolt";
 import { registerApprovalActions } from "../approval-listener.js";
@@ -13,6 +14,8 @@ import { registerDirectoryEvents } from "../directory-listener.js";
 import type { DraftPace } from "../draft/pacer.js";
 import { registerInbound } from "../inbound-listener.js";
 import type { SlackInstallations } from "../installations.js";
+import { MEMORY_ACTION } from "../memory-blocks.js";
+import { registerMemoryListeners } from "../memory-listener.js";
 import { registerUninstall } from "../uninstall-listener.js";
 import { registerUnknownActions } from "../unknown-action-listener.js";
 import type { SlackWorkspaces } from "../workspaces.js";
@@ -52,7 +55,10 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
     threads: assistantThreads,
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
-  registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces);
+  registerMemoryListeners(app, { commands: o.commands, access: o.access, workspaces });
+  registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces, [
+    `${MEMORY_ACTION}_`,
+  ]);
   registerCommands(app, {
     commands: o.commands,
     access: o.access,
