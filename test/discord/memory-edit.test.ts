@@ -144,6 +144,13 @@ describe("Discord: /neo memory export and buttons", () => {
     expect(String(after.content)).toContain("Forgotten for good");
     expect(String(after.content)).not.toContain(PUB_FACT);
 
+    // Next: the second page, the records left after the four above.
+    const next = (after.components as Row[]).at(-1)!.components.find((b) => b.label === "Next")!;
+    const nextClick = await fake.click({ user: fake.alice, message, customId: next.custom_id });
+    const second = body(await edited(nextClick));
+    expect(String(second.content)).toContain("page 2 of 2");
+    expect((second.components as Row[]).at(-1)!.components.map((b) => b.label)).toEqual(["Previous"]);
+
     // Her next turn, in #general: the fact is in neither the system block nor memory_recall.
     let system = "";
     await step(fake.alice, fake.channel, "where is my desk?", [

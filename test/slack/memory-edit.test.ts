@@ -164,7 +164,13 @@ describe("Slack: /neo memory export, buttons and the App Home", () => {
     expect(h.fake.uploads.map((u) => [u.channel, u.filename])).toEqual([["DUANN", "neo-export.json"]]);
     const exported = JSON.parse(h.fake.uploads[0]!.bytes.toString()) as {
       facts: Array<{ statement: string; place: string; channel?: string }>;
+      usage: Array<{ period: string; modelCalls: number }>;
+      recalledExchanges: Array<{ you: string }>;
     };
+    // Her usage (today and this month) and the exchanges kept for recall are hers too.
+    expect(exported.usage.map((u) => u.period.length).sort((a, b) => a - b)).toEqual([7, 10]);
+    for (const u of exported.usage) expect(u.modelCalls).toBeGreaterThan(0);
+    expect(exported.recalledExchanges.map((t) => t.you).join(" ")).toContain(PRIV_FACT);
     const where = Object.fromEntries(exported.facts.map((f) => [f.statement, [f.place, f.channel]]));
     expect(where).toEqual({
       [`Ann's locker is ${DM_FACT}.`]: ["dm", "DUANN"],
