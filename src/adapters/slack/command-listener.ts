@@ -187,7 +187,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
         response_type: "ephemeral",
         replace_original: true,
         text: "Sorry, I couldn't finish that. Try again.",
-      });
+      }).catch((e: unknown) => slog.warn({ err: e }, "could not tell the caller /neo failed"));
     });
   });
 
