@@ -129,3 +129,33 @@ describe("Discord: answers", () => {
     expect(assertNoPings(rig)).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("Discord: back-to-back answers", () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it("a new answer waits for room in the channel's window, not for the previous answer's edit pacing", async () => {
+    // An edit cadence no test could wait out: an answer that waited for the previous one's would
+    // never come. Four answers fit the channel's window (5 writes per 5 s, one kept for the status line).
+    rig = await startRig({ draftIntervalMs: 600_000 });
+    const { fake, ep } = rig;
+    const dm = fake.dm(fake.alice);
+    ep.fallback((r) =>
+      r.purpose === "turn" ? { text: `answer ${r.index}` } : { text: '{"conversations":[]}' },
+    );
+    for (let i = 1; i <= 4; i++) {
+      const before = fake.calls.length;
+      await fake.say(fake.alice, dm, `question ${i}`);
+      await fake.waitForCall(
+        (c) => fake.calls.indexOf(c) >= before && wrote((t) => t.startsWith("answer "), dm.id)(c),
+        `answer ${i}`,
+      );
+    }
+    expect(botMessages(fake, dm.id).filter((m) => m.content.startsWith("answer "))).toHaveLength(4);
+    expect(fake.busiestWindow(dm.id)).toBeLessThanOrEqual(5);
+    expect(fake.calls.filter((c) => c.status === 429)).toEqual([]);
+  });
+});

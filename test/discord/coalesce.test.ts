@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createEditCoalescer, createPacer } from "../../src/adapters/discord/coalesce.js";
 
 describe("edit coalescer", () => {
@@ -77,5 +77,47 @@ describe("pacer send", () => {
     await expect(refused).rejects.toThrow("413");
     await p.settle("ch");
     expect(ran).toEqual(["held", "upload", "edit-2"]);
+  });
+});
+
+describe("pacer rest", () => {
+  it("after rest the next job waits only for room in the channel's window (5 writes per 5 s, one kept)", async () => {
+    vi.useFakeTimers();
+    try {
+      const ran: number[] = [];
+      const p = createPacer(1500);
+      const answer = async (n: number) => {
+        p.push("ch", async () => {
+          ran.push(n);
+          return 1;
+        });
+        await vi.advanceTimersByTimeAsync(0);
+        await p.settle("ch");
+        p.rest("ch");
+      };
+      // Four answers at once: no 1.5 s cadence between them.
+      for (const n of [1, 2, 3, 4]) await answer(n);
+      expect(ran).toEqual([1, 2, 3, 4]);
+      // A fifth would make five writes in the window: it waits until the first has left it.
+      p.push("ch", async () => {
+        ran.push(5);
+        return 1;
+      });
+      await vi.advanceTimersByTimeAsync(4_900);
+      expect(ran).toHaveLength(4);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(ran).toEqual([1, 2, 3, 4, 5]);
+      // Without rest, the next edit keeps the answer's cadence.
+      p.push("ch", async () => {
+        ran.push(6);
+        return 1;
+      });
+      await vi.advanceTimersByTimeAsync(1_200);
+      expect(ran).toHaveLength(5);
+      await vi.advanceTimersByTimeAsync(400);
+      expect(ran).toHaveLength(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

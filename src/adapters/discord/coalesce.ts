@@ -2,7 +2,9 @@
  * Edit coalescing: for each target, at most one job is in flight and only the newest pending job
  * runs next, no sooner than `minIntervalMs` per platform call of the previous job after it ended
  * (a job that made two calls waits twice as long, so a channel's 5-per-5 s stays unreached even
- * when slow responses bunch the calls up).
+ * when slow responses bunch the calls up). That cadence is for one answer being written: once it is
+ * finished (`rest`), the next job (the next answer) waits only for room in the channel's window,
+ * never for the previous answer's edit pacing.
  * Merging happens here, before anything enters discord.js's REST queue (which then owns 429s;
  * nobody else sleeps or retries).
  */
@@ -23,6 +25,11 @@ export interface Pacer {
   cancel(key: string): Promise<void>;
   /** Wait until nothing is pending or in flight for `key`. */
   settle(key: string): Promise<void>;
+  /**
+   * What runs for `key` so far is finished (an answer landed): the next job starts as soon as the
+   * channel's window has room, not one interval after the last job.
+   */
+  rest(key: string): void;
 }
 
 export interface EditCoalescer {
@@ -40,6 +47,22 @@ interface Slot {
   /** When the previous job ended, and how long after it the next may start. */
   lastAt: number;
   gapMs: number;
+  /** The next job starts a new run (`rest`): it waits for the window only. */
+  fresh: boolean;
+  /** When each recent platform call of this key ended, oldest first (the last `WINDOW_MS`). */
+  recent: number[];
+}
+
+/** Discord's per-channel message window (5 writes per 5 s)... */
+const WINDOW_MS = 5000;
+/** ...of which a fresh job may find at most this many taken: one stays for the status line. */
+const FRESH_ROOM = 3;
+
+/** How long a fresh job waits for room in the window. */
+function windowWait(slot: Slot, now: number): number {
+  while (slot.recent.length > 0 && slot.recent[0]! <= now - WINDOW_MS) slot.recent.shift();
+  if (slot.recent.length <= FRESH_ROOM) return 0;
+  return slot.recent[slot.recent.length - FRESH_ROOM - 1]! + WINDOW_MS - now;
 }
 
 export function createPacer(minIntervalMs: number): Pacer {
@@ -48,7 +71,9 @@ export function createPacer(minIntervalMs: number): Pacer {
   const run = (key: string, slot: Slot): void => {
     if (slot.running || (slot.pending === null && slot.queued.length === 0)) return;
     slot.running = (async () => {
-      const wait = slot.lastAt + slot.gapMs - Date.now();
+      const now = Date.now();
+      const wait = slot.fresh ? windowWait(slot, now) : slot.lastAt + slot.gapMs - now;
+      slot.fresh = false;
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       let job = slot.queued.shift() ?? null;
       if (job === null) {
@@ -62,20 +87,32 @@ export function createPacer(minIntervalMs: number): Pacer {
       });
       slot.lastAt = Date.now();
       slot.gapMs = minIntervalMs * Math.max(1, calls);
+      for (let i = 0; i < calls; i++) slot.recent.push(slot.lastAt);
     })().finally(() => {
       slot.running = null;
       if (slot.pending !== null || slot.queued.length > 0) run(key, slot);
-      // Kept until its gap has passed, so an edit pushed right after an idle moment still waits.
+      // Kept until its gap and its window have passed, so a job pushed after an idle moment still waits.
       else
-        setTimeout(() => {
-          if (!slot.running && slot.pending === null && slot.queued.length === 0 && slots.get(key) === slot)
-            slots.delete(key);
-        }, slot.gapMs).unref();
+        setTimeout(
+          () => {
+            if (!slot.running && slot.pending === null && slot.queued.length === 0 && slots.get(key) === slot)
+              slots.delete(key);
+          },
+          Math.max(slot.fresh ? 0 : slot.gapMs, WINDOW_MS),
+        ).unref();
     });
   };
 
   const slotOf = (key: string): Slot => {
-    const slot = slots.get(key) ?? { pending: null, queued: [], running: null, lastAt: 0, gapMs: 0 };
+    const slot = slots.get(key) ?? {
+      pending: null,
+      queued: [],
+      running: null,
+      lastAt: 0,
+      gapMs: 0,
+      fresh: false,
+      recent: [],
+    };
     slots.set(key, slot);
     return slot;
   };
@@ -110,6 +147,10 @@ export function createPacer(minIntervalMs: number): Pacer {
     },
     async settle(key) {
       for (let slot = slots.get(key); slot?.running; slot = slots.get(key)) await slot.running;
+    },
+    rest(key) {
+      const slot = slots.get(key);
+      if (slot) slot.fresh = true;
     },
   };
 }

@@ -139,6 +139,8 @@ export function createDiscordDraft(o: DiscordDraftOptions): AnswerDraft {
         // A paced job that failed only logged; the finished answer must land or the turn hears of it.
         if (!inSync()) await sync();
       } finally {
+        // The next answer in this channel waits for the window's room, not for this one's cadence.
+        o.pacer.rest(o.channelId);
         await o.onEnd(true);
       }
     },
