@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { commandDefinitions } from "../../src/adapters/discord/index.js";
+import type { UserKey } from "../../src/core/keys.js";
 import { type RecordedCall, wrote } from "../fakes/discord/fake-discord.js";
 import { type Rig, startRig } from "./support/harness.js";
 
@@ -85,6 +86,22 @@ describe("Discord: /neo commands", () => {
     expect(ep.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
       "Alice: what is the answer?",
     ]);
+  });
+
+  it("a user an admin turned Neo off for runs no /neo subcommand, not only ask", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const carol = `discord:${fake.guildId}:${fake.carol.id}` as UserKey;
+    await rig.access.deny(`discord:${fake.guildId}:${fake.bob.id}` as UserKey, carol);
+    for (const sub of ["memory", "usage", "forget", "ask"]) {
+      const { reply } = await ephemeralAnswer(rig, await fake.slash({ user: fake.bob, sub }));
+      expect(String(body(reply).content), sub).toBe(
+        "An admin has turned Neo off for you, so I can't run that.",
+      );
+    }
+    // Alice is not denied: her /neo usage answers.
+    const { reply } = await ephemeralAnswer(rig, await fake.slash({ user: fake.alice, sub: "usage" }));
+    expect(String(body(reply).content)).toMatch(/^\*Your usage\*/);
   });
 
   it("/neo forget asks to confirm with a button; pressing it wipes the caller's memory", async () => {

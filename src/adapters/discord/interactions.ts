@@ -156,15 +156,19 @@ export function commandText(i: ChatInputCommandInteraction): string {
 
 async function onSlash(d: InteractionDeps, i: ChatInputCommandInteraction): Promise<void> {
   await i.deferReply({ flags: MessageFlags.Ephemeral });
+  // Every subcommand, as on Slack: a denied user runs none (not only `ask`).
+  const speaker = speakerOf(i);
+  if (!(await d.access.isAllowed(speaker.userKey))) {
+    await i.editReply({
+      content: "An admin has turned Neo off for you, so I can't run that.",
+      allowedMentions,
+    });
+    return;
+  }
   const ctx = contextOf(d, i);
   const reply = await runCommand(parseCommand(commandText(i)), ctx, d.commands);
   if (reply.kind !== "ask") {
     await render(i, reply);
-    return;
-  }
-  const speaker = speakerOf(i);
-  if (!(await d.access.isAllowed(speaker.userKey))) {
-    await i.editReply({ content: "An admin has turned Neo off for you.", allowedMentions });
     return;
   }
   const conversation = conversationOf(d.client, i.guildId, i.channelId);
