@@ -67,6 +67,7 @@ describe("runCommand", () => {
   const resets: string[] = [];
   const caps: unknown[] = [];
   const revoked: unknown[] = [];
+  const forgotten: string[] = [];
   let tea: MemoryItem[] = [];
   beforeEach(async () => {
     tea = Array.from({ length: 12 }, (_, n) => ({
@@ -102,7 +103,10 @@ describe("runCommand", () => {
           t.place = everywhere ? "everywhere" : "dm";
           return true;
         },
-        forget: async () => 4,
+        forget: async (u) => {
+          forgotten.push(u);
+          return 4;
+        },
         export: async (u) => ({ user: u, facts: tea }),
       },
       tools: {
@@ -160,6 +164,36 @@ describe("runCommand", () => {
     expect(r.ephemeral).toBe(true);
     return r.text;
   };
+
+  it("an admin's /neo forget <user> asks to confirm and erases that user; nobody else can, not even with a forged button", async () => {
+    forgotten.length = 0;
+    const admin = ctx("UADMIN", true);
+    const bob = ctx("UBOB", false);
+    expect(await text("forget <@UANN>", bob)).toMatch(/admins only/);
+    const asked = await runCommand(parseCommand("forget <@UANN>"), admin, deps);
+    expect(asked).toMatchObject({ kind: "reply", confirm: { action: "forget:slack:T1:UANN" } });
+    expect(forgotten).toEqual([]);
+    // The button's value comes back from the platform: a non-admin pressing it (or sending it) erases nothing.
+    expect(await runConfirmed("forget:slack:T1:UANN", bob, deps)).toMatchObject({
+      text: expect.stringContaining("Only Neo admins"),
+    });
+    for (const forged of [
+      "forget:",
+      "forget:slack:T1",
+      "forget:slack:T1:UANN:x",
+      "forget:slack:T1:U ANN",
+      "forgetslack:T1:UANN",
+    ])
+      expect(await runConfirmed(forged, admin, deps), forged).toMatchObject({
+        text: "That button no longer does anything.",
+      });
+    expect(forgotten).toEqual([]);
+    expect(await runConfirmed("forget:slack:T1:UANN", admin, deps)).toMatchObject({
+      text: "Forgotten: 4 record(s) about `slack:T1:UANN` are gone.",
+    });
+    expect(forgotten).toEqual(["slack:T1:UANN"]);
+    expect(await text("forget someone else", admin)).toMatch(/forget takes nothing, or one user/);
+  });
 
   it("refuses admin commands to non-admins, saying why, and runs them for admins", async () => {
     for (const cmd of [

@@ -65,6 +65,39 @@ describe("/neo on Slack", () => {
     expect(JSON.stringify(reply.blocks)).toContain('"value":"forget"');
   });
 
+  it("an admin's /neo forget <user> asks to confirm; the button erases only when an admin presses it", async () => {
+    h = await startHarness({ adminIds: ["UBOB"] });
+    expect(body(await neo(h, "UANN", "forget <@UBOB>")).text).toMatch(/admins only/);
+    const reply = body(await neo(h, "UBOB", "forget <@UANN>"));
+    expect(reply.text).toContain("This wipes everything I remember about `slack:T0001:UANN`");
+    expect(JSON.stringify(reply.blocks)).toContain('"value":"forget:slack:T0001:UANN"');
+    const press = (user: string, n: number) =>
+      h!.slack.action({
+        type: "block_actions",
+        team: { id: TEAM, domain: "fake" },
+        user: { id: user, team_id: TEAM },
+        api_app_id: "A1",
+        token: "legacy",
+        trigger_id: "1.2.3",
+        container: { type: "message", message_ts: "1.1", channel_id: "C1", is_ephemeral: true },
+        channel: { id: "C1", name: "general" },
+        response_url: `${h!.fake.baseUrl}/response/confirm-${n}`,
+        actions: [
+          { action_id: "neo_confirm", value: "forget:slack:T0001:UANN", type: "button", action_ts: "1.2" },
+        ],
+      });
+    const said = (n: number) => h!.fake.responses.find((r) => r.id === `confirm-${n}`)?.body.text;
+    // Ann sends the admin's button back as her own click: refused.
+    await press("UANN", 1);
+    await h.fake.waitFor(() => said(1) !== undefined, "Ann's click answered");
+    expect(said(1)).toBe("Only Neo admins can erase another user's memory; nothing was changed.");
+    await press("UBOB", 2);
+    await h.fake.waitFor(() => said(2) !== undefined, "Bob's click answered");
+    expect(said(2)).toMatch(
+      /^(Forgotten: \d+ record\(s\) about `slack:T0001:UANN` are gone\.|There was nothing to forget about them\.)$/,
+    );
+  });
+
   it("/neo ask posts the question, answers in its thread, and keeps the status ephemeral", async () => {
     h = await startHarness({
       turns: [

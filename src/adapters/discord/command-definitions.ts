@@ -47,7 +47,11 @@ export const USER_SUBCOMMANDS: SubDef[] = [
       },
     ],
   },
-  { name: "forget", description: "Wipe what Neo remembers about you (asks to confirm)" },
+  {
+    name: "forget",
+    description: "Wipe what Neo remembers about you (asks to confirm)",
+    options: [{ name: "user", description: "Admins: wipe what Neo remembers about this user", type: USER }],
+  },
   { name: "reset", description: "Start this thread over", options: [thread] },
   {
     name: "usage",

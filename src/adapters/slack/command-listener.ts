@@ -197,7 +197,8 @@ export function registerCommands(app: App, deps: CommandListenerDeps): void {
     const teamId = body.team?.id ?? body.user.team_id ?? "";
     const channelId = "channel" in body && body.channel ? body.channel.id : "";
     void (async () => {
-      const ctx = await context(teamId, body.user.id, channelId, false);
+      // An admin's erasure of another user asks whether the clicker is an admin now.
+      const ctx = await context(teamId, body.user.id, channelId, value !== "forget");
       const reply = await runConfirmed(value, ctx, deps.commands);
       if (reply.kind === "reply")
         await respond({ ...render(reply, body.user.id), replace_original: true } as Parameters<RespondFn>[0]);

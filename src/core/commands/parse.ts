@@ -96,8 +96,14 @@ export function parseCommand(input: string): Command {
       if (args.length === 0) return { name: "memory" };
       if (args.length === 1 && args[0]!.toLowerCase() === "export") return { name: "memory", export: true };
       return invalid(cmd, "memory takes nothing, or `export`");
+    case "forget": {
+      if (args.length === 0) return { name: "forget" };
+      const user = word.safeParse(args[0]);
+      if (!user.success || args.length !== 1)
+        return invalid(cmd, "forget takes nothing, or one user (admins)");
+      return { name: "forget", user: user.data };
+    }
     case "help":
-    case "forget":
     case "status":
     case "tools":
     case "reload":

@@ -1,6 +1,7 @@
 /** Run a parsed {@link Command} against {@link CommandDeps}. Every reply is for the caller only. */
 import type { ApprovalRecord } from "../approvals/types.js";
 import { describeChannel } from "../channels/index.js";
+import { parseUserKey, type UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { exportReply, memoryPage } from "./memory.js";
 import { USAGE } from "./parse.js";
@@ -73,6 +74,7 @@ function approvalLine(r: ApprovalRecord): string {
 /** Whether running `cmd` takes an admin: the admin subcommands, and `usage` of someone else or all. */
 export function needsAdmin(cmd: Command): boolean {
   if (cmd.name === "usage") return Boolean(cmd.user || cmd.all);
+  if (cmd.name === "forget") return cmd.user !== undefined;
   return (ADMIN_COMMANDS as readonly string[]).includes(cmd.name);
 }
 
@@ -123,11 +125,19 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
     }
     case "memory":
       return cmd.export ? exportReply(ctx, deps) : { kind: "memory", view: await memoryPage(ctx, deps, 0) };
-    case "forget":
-      return reply("This wipes everything I remember about you, for good. Sure?", {
-        action: "forget",
-        label: "Forget everything",
+    case "forget": {
+      if (!cmd.user)
+        return reply("This wipes everything I remember about you, for good. Sure?", {
+          action: "forget",
+          label: "Forget everything",
+        });
+      const user = ctx.resolveUser(cmd.user);
+      if (!user) return reply(`I can't tell who \`${cmd.user}\` is. Mention them, or give their user id.`);
+      return reply(`This wipes everything I remember about \`${user}\`, for good. Sure?`, {
+        action: `${FORGET_USER}${user}`,
+        label: "Forget everything about them",
       });
+    }
     case "reset":
     case "compact": {
       const conv = ctx.resolveConversation(cmd.target);
@@ -249,7 +259,33 @@ export async function runConfirmed(
   ctx: CommandContext,
   deps: CommandDeps,
 ): Promise<CommandReply> {
-  if (action !== "forget") return reply("That button no longer does anything.");
-  const n = await deps.memory.forget(ctx.caller);
-  return reply(n > 0 ? `Forgotten: ${n} record(s) about you are gone.` : "There was nothing to forget.");
+  if (action === "forget") {
+    const n = await deps.memory.forget(ctx.caller);
+    return reply(n > 0 ? `Forgotten: ${n} record(s) about you are gone.` : "There was nothing to forget.");
+  }
+  const target = action.startsWith(FORGET_USER) ? userKeyIn(action.slice(FORGET_USER.length)) : undefined;
+  if (!target) return reply("That button no longer does anything.");
+  // The button is platform input: whoever presses it must be an admin now, whatever the reply said.
+  if (!ctx.isAdmin) return reply("Only Neo admins can erase another user's memory; nothing was changed.");
+  const n = await deps.memory.forget(target);
+  log.info({ admin: ctx.caller, erased: target, records: n }, "admin erased a user's memory");
+  return reply(
+    n > 0
+      ? `Forgotten: ${n} record(s) about \`${target}\` are gone.`
+      : "There was nothing to forget about them.",
+  );
 }
+
+/** A user key from a button's value, or undefined when it is not one Neo makes. */
+function userKeyIn(raw: string): UserKey | undefined {
+  if (!/^[a-z]+:[A-Za-z0-9@_.-]{1,64}:[A-Za-z0-9_.-]{1,64}$/.test(raw)) return undefined;
+  try {
+    parseUserKey(raw);
+    return raw;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The confirm action of an admin's `/neo forget <user>`, followed by the user key. */
+const FORGET_USER = "forget:";

@@ -43,7 +43,8 @@ export type Command =
   | { name: "ask"; text: string }
   /** The caller's memory, editable; `export`: everything Neo holds about them, as a JSON file. */
   | { name: "memory"; export?: true }
-  | { name: "forget" }
+  /** Everything about the caller; `user` (admins): everything about that user. */
+  | { name: "forget"; user?: string }
   | { name: "reset"; target?: string }
   /** Own usage; `user` (admins): someone else's; `all` (admins): the deployment's totals. */
   | { name: "usage"; user?: string; all?: true }
@@ -166,7 +167,8 @@ export interface CommandDeps {
 
 /** A confirm button the adapter renders under a reply; pressing it calls `runConfirmed(action)`. */
 export interface ConfirmRequest {
-  action: "forget";
+  /** `forget` (the caller), or `forget:<user key>` (an admin's forget of that user). */
+  action: string;
   label: string;
 }
 
