@@ -238,6 +238,20 @@ const storageEnv = z.object({
     .describe(
       "A conversation idle longer than this (days; decimals allowed) is deleted: transcript, inbox, journal and leases. A later message in its thread starts it over, reading the thread as on a first mention.",
     ),
+  NEO_AUDIT_RETENTION_DAYS: z.coerce
+    .number()
+    .positive()
+    .default(365)
+    .describe(
+      "Approval records and approvals audit entries are kept this long (days; decimals allowed), then dropped (records by TTL, audit entries from the log's front once a day). Usage is kept as counters only: per UTC day for 35 days and per UTC month for 13 months.",
+    ),
+  NEO_MEMORY_RETENTION_DAYS: z.coerce
+    .number()
+    .positive()
+    .optional()
+    .describe(
+      "Unset = what Neo remembers about a person (the cortex) is kept until they forget it. Set (days; decimals allowed) = a record or recalled exchange not learned, reinforced or edited for this long is dropped, and a person Neo has not learned anything from for this long loses their whole cortex.",
+    ),
 });
 
 const discordEnv = z.object({

@@ -77,7 +77,11 @@ export function commandDeps(
         kind: s.store.kind,
         healthy: s.store.healthy(),
         ...(s.store.healthy() ? { size: await s.store.size() } : {}),
-        conversationRetentionDays: cfg.NEO_CONVERSATION_RETENTION_DAYS,
+        retention: {
+          conversationDays: cfg.NEO_CONVERSATION_RETENTION_DAYS,
+          auditDays: cfg.NEO_AUDIT_RETENTION_DAYS,
+          memoryDays: cfg.NEO_MEMORY_RETENTION_DAYS,
+        },
       }),
     },
   };

@@ -17,6 +17,7 @@ import { createEmbeddedExecutor } from "../core/approvals/embedded-executor.js";
 import type { Executor } from "../core/approvals/executor.js";
 import { createRemoteExecutor } from "../core/approvals/remote-executor.js";
 import { type ChannelSettingsStore, createChannelSettings } from "../core/channels/index.js";
+import { daysToMs } from "../core/conversations/limits.js";
 import { createConversationLookup } from "../core/conversations/lookup.js";
 import { createFileIntake, fileLimitsFromConfig } from "../core/files/index.js";
 import { createTurnGauge, type TurnGauge } from "../core/foreground.js";
@@ -81,6 +82,9 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
     store,
     llm,
     recallTurns: cfg.NEO_RECALL_TURNS,
+    ...(cfg.NEO_MEMORY_RETENTION_DAYS === undefined
+      ? {}
+      : { retentionMs: daysToMs(cfg.NEO_MEMORY_RETENTION_DAYS) }),
     writebackConcurrency: writebackConcurrencyOf(cfg),
     foreground: turns,
   });
@@ -89,7 +93,8 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
   const caps = createSpendCaps({ store, rates: cfg.NEO_ASSET_RATES });
   const broker = createApprovalBroker({
     store,
-    audit: createAuditLog(store),
+    audit: createAuditLog(store, { retentionMs: daysToMs(cfg.NEO_AUDIT_RETENTION_DAYS) }),
+    retentionMs: daysToMs(cfg.NEO_AUDIT_RETENTION_DAYS),
     ttlMs: cfg.NEO_APPROVAL_TTL_SECONDS * 1000,
     pollMs: cfg.NEO_APPROVAL_POLL_MS,
     maxPendingPerUser: cfg.NEO_MAX_PENDING_APPROVALS,

@@ -49,6 +49,8 @@ export interface MemoryOptions {
   /** Write-back calls at once, all users (default 8). */
   writebackConcurrency?: number;
   writebackTimeoutMs?: number;
+  /** `NEO_MEMORY_RETENTION_DAYS` in ms; unset = kept until forgotten (pager.ts). */
+  retentionMs?: number;
   /** The turns running: write-back gives way to them (see the consolidator). */
   foreground?: Foreground;
   /** Longest a write-back job waits for the turns (default 2 s). */
@@ -83,7 +85,10 @@ const memLog = log.child({ component: "memory" });
 
 export function createMemory(opts: MemoryOptions): Memory {
   const { store } = opts;
-  const pager = createPager({ store });
+  const pager = createPager({
+    store,
+    ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
+  });
   const consolidator = createConsolidator({
     llm: opts.llm,
     pager,

@@ -24,7 +24,9 @@ export type LogOp =
   | { o: "set"; k: string; v: string; e?: number }
   | { o: "del"; k: string }
   | { o: "exp"; k: string; e: number }
-  | { o: "push"; k: string; v: string[] };
+  | { o: "push"; k: string; v: string[] }
+  /** Drop the first `n` items of a list (retention of an append-only log). */
+  | { o: "trim"; k: string; n: number };
 
 export class StoreLockedError extends Error {
   readonly code = "STORE_LOCKED";

@@ -71,6 +71,12 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
         else data.set(op.k, { t: "l", items: [...op.v] });
         break;
       }
+      case "trim": {
+        const cur = data.get(op.k);
+        if (cur?.t === "l") cur.items.splice(0, op.n);
+        if (cur?.t === "l" && cur.items.length === 0) data.delete(op.k);
+        break;
+      }
     }
   };
 
@@ -279,6 +285,10 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       return from > to ? [] : items.slice(from, to + 1).map((s) => decode<T>(s));
     },
     length: async (key) => list(key)?.length ?? 0,
+    dropFirst: async (key, count) => {
+      const n = Math.min(Math.max(0, Math.floor(count)), list(key)?.length ?? 0);
+      if (n > 0) commit({ o: "trim", k: key, n });
+    },
     keys: async (keyPrefix) => {
       const t = now();
       const out: string[] = [];

@@ -288,6 +288,11 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     range: <T>(key: string, start: number, stop: number) =>
       run("range", async () => (await client.lRange(k(key), start, stop)).map((s) => decode<T>(s))),
     length: (key) => run("length", () => client.lLen(k(key))),
+    dropFirst: (key, count) =>
+      run("dropFirst", async () => {
+        const n = Math.max(0, Math.floor(count));
+        if (n > 0) await client.lTrim(k(key), n, -1);
+      }),
     keys: (keyPrefix) =>
       run("keys", async () => {
         const out: string[] = [];

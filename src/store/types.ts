@@ -78,6 +78,8 @@ export interface Store {
   /** Items `start..stop` inclusive; negative indexes count from the end (Redis `LRANGE`). */
   range<T>(key: string, start: number, stop: number): Promise<T[]>;
   length(key: string): Promise<number>;
+  /** Drop the list's first `count` items (Redis `LTRIM key count -1`): an append-only log's retention. */
+  dropFirst(key: string, count: number): Promise<void>;
   /** Keys (unprefixed) starting with `prefix`. */
   keys(prefix: string): Promise<string[]>;
   /**

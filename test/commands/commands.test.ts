@@ -143,7 +143,7 @@ describe("runCommand", () => {
           kind: store.kind,
           healthy: true,
           size: await store.size(),
-          conversationRetentionDays: 0.5,
+          retention: { conversationDays: 0.5, auditDays: 2, memoryDays: 90 },
         }),
       },
     };
@@ -212,6 +212,9 @@ describe("runCommand", () => {
     expect(status).toContain("1 running, 3 queued");
     expect(status).toMatch(/Store: file, healthy, \d+ keys, \d+\.\d MiB on disk/);
     expect(status).toContain("idle conversations are deleted after 0.5 day(s)");
+    expect(status).toContain("approval records and audit after 2 day(s)");
+    expect(status).toContain("usage as daily counts for 35 days, monthly for 13 months");
+    expect(status).toContain("memory not learned or reinforced for 90 day(s) is dropped");
     expect(await text("tools", ctx("UADMIN", true))).toContain(
       "*Escalate* (1, approval only): `wallet__send`",
     );

@@ -40,6 +40,8 @@ export interface ApprovalBrokerOptions {
   maxPendingPerUser?: number;
   /** Spend caps: Approve reserves the plan's amounts atomically, or closes the approval over the cap. */
   caps?: Pick<SpendCaps, "reserve" | "settle">;
+  /** How long approval records are kept (NEO_AUDIT_RETENTION_DAYS). Default 365 days. */
+  retentionMs?: number;
   now?: () => number;
 }
 
@@ -100,9 +102,10 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     audit,
     now,
     ttlMs: opts.ttlMs,
+    recordTtlMs: opts.retentionMs ?? RECORD_TTL_MS,
     pollMs: opts.pollMs ?? 500,
     instanceId: opts.instanceId,
-    slots: createOpenSlots(store, opts.maxPendingPerUser ?? 3, now, RECORD_TTL_MS),
+    slots: createOpenSlots(store, opts.maxPendingPerUser ?? 3, now, opts.retentionMs ?? RECORD_TTL_MS),
     caps: opts.caps,
     decided,
     channels: new Map(),

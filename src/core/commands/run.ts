@@ -166,7 +166,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
         "*Neo status*",
         `• Models: main \`${m.main}\`, cheap \`${m.cheap}\``,
         `• Store: ${s.kind}, ${s.healthy ? "healthy" : "UNREACHABLE"}${s.size ? `, ${s.size.keys} keys, ${(s.size.bytes / 2 ** 20).toFixed(1)} MiB${s.kind === "redis" ? " (the server's used memory)" : " on disk"}` : ""}`,
-        `• Retention: idle conversations are deleted after ${s.conversationRetentionDays} day(s)`,
+        `• Retention: idle conversations are deleted after ${s.retention.conversationDays} day(s); approval records and audit after ${s.retention.auditDays} day(s); usage as daily counts for 35 days, monthly for 13 months; memory ${s.retention.memoryDays === undefined ? "until the person forgets it" : `not learned or reinforced for ${s.retention.memoryDays} day(s) is dropped`}`,
         `• Threads: ${st.active} active, ${st.running} running, ${st.queued} queued messages, ${st.waitingForSlot} waiting for a slot, ${st.throttledUsers} user(s) over their turn rate`,
         `• Pending approvals: ${pending.length}`,
         `• MCP servers (${servers.length}):`,

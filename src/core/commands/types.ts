@@ -154,13 +154,13 @@ export interface CommandDeps {
     models(): { main: string; cheap: string };
     /**
      * The store, what it holds (live keys, bytes: `Store.size`; absent while it is unreachable) and
-     * how long an idle conversation is kept.
+     * how long each kind of data is kept (days; memory undefined = until the person forgets it).
      */
     store(): Promise<{
       kind: string;
       healthy: boolean;
       size?: { keys: number; bytes: number };
-      conversationRetentionDays: number;
+      retention: { conversationDays: number; auditDays: number; memoryDays?: number | undefined };
     }>;
   };
 }

@@ -97,6 +97,13 @@ export interface PagerOptions {
   now?: () => number;
   /** Users whose views are cached in process (least recently used are dropped). */
   maxCachedUsers?: number;
+  /**
+   * `NEO_MEMORY_RETENTION_DAYS`: unset = kept until forgotten. Set: every write gives the user's
+   * cortex keys this TTL (a person nothing was learned from for this long loses them all), and once
+   * a day a user's records not learned, reinforced or edited (`updatedAt`) and turns older than it
+   * are dropped at their next write.
+   */
+  retentionMs?: number;
 }
 
 export function createPager(opts: PagerOptions): Pager {
@@ -117,10 +124,48 @@ export function createPager(opts: PagerOptions): Pager {
     return next;
   }
 
-  async function put<R extends CortexRecord>(user: UserKey, record: R): Promise<R> {
+  const retentionMs = opts.retentionMs;
+  const prunedOn = new Map<UserKey, number>();
+
+  /** Append to one of the user's lists and mark the change; with a retention, refresh its TTL. */
+  async function write<T>(user: UserKey, list: "records" | "turns", items: T[]): Promise<void> {
     const keys = cortexKeys(user);
-    await store.append(keys.records, [record]);
-    await store.set(keys.version, randomUUID());
+    if (retentionMs === undefined) {
+      await store.append(keys[list], items);
+      await store.set(keys.version, randomUUID());
+      return;
+    }
+    await prune(user);
+    const all = [keys.records, keys.turns, keys.epoch];
+    await store.append(keys[list], items, { keys: all, ttlMs: retentionMs });
+    await store.set(keys.version, randomUUID(), retentionMs);
+  }
+
+  /** Once a day per user (in this process): drop records and turns past the retention. */
+  async function prune(user: UserKey): Promise<void> {
+    if (retentionMs === undefined) return;
+    const day = Math.floor(now() / 86_400_000);
+    if (prunedOn.get(user) === day) return;
+    prunedOn.delete(user);
+    prunedOn.set(user, day);
+    if (prunedOn.size > 10_000) prunedOn.delete(prunedOn.keys().next().value as UserKey);
+    const horizon = now() - retentionMs;
+    const view = await views.get(user);
+    const stale = new Set([...view.records.values()].filter((r) => r.updatedAt < horizon).map((r) => r.id));
+    if (stale.size === 0 && !view.turns.some((t) => t.at < horizon)) return;
+    const keys = cortexKeys(user);
+    const [records, turns] = await Promise.all([
+      store.range<{ id?: unknown }>(keys.records, 0, -1),
+      store.range<{ at?: unknown }>(keys.turns, 0, -1),
+    ]);
+    await rewrite(keys.records, records, (r) => typeof r.id !== "string" || !stale.has(r.id));
+    await rewrite(keys.turns, turns, (t) => typeof t.at !== "number" || t.at >= horizon);
+    await store.incr(keys.epoch);
+    views.evict(user);
+  }
+
+  async function put<R extends CortexRecord>(user: UserKey, record: R): Promise<R> {
+    await write(user, "records", [record]);
     return record;
   }
 
@@ -232,9 +277,7 @@ export function createPager(opts: PagerOptions): Pager {
     recordTurn: (user, turn) =>
       serial(user, async () => {
         const record: TurnRecord = { id: randomUUID(), at: now(), ...turn };
-        const keys = cortexKeys(user);
-        await store.append(keys.turns, [record]);
-        await store.set(keys.version, randomUUID());
+        await write(user, "turns", [record]);
         return record;
       }),
 

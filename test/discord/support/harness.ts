@@ -236,7 +236,7 @@ export function testCommandDeps(
         kind: store.kind,
         healthy: store.healthy(),
         size: await store.size(),
-        conversationRetentionDays: 30,
+        retention: { conversationDays: 30, auditDays: 365 },
       }),
     },
   };

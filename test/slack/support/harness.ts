@@ -340,7 +340,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
         kind: store.kind,
         healthy: store.healthy(),
         size: await store.size(),
-        conversationRetentionDays: 30,
+        retention: { conversationDays: 30, auditDays: 365 },
       }),
     },
   };

@@ -17,6 +17,8 @@ export interface BrokerContext {
   now: () => number;
   /** How long an approval stays open. */
   ttlMs: number;
+  /** How long its record (and message reference) is kept: the audit retention. */
+  recordTtlMs: number;
   /** How often a waiter reads the store for a decision taken on another instance. */
   pollMs: number;
   /** Written on the approvals this instance waits for, so its restart closes those it left open. */

@@ -6,11 +6,11 @@ import { log } from "../../log.js";
 import { markStarted } from "../interrupted.js";
 import type { ApprovalRecord, Outcome } from "../types.js";
 import { auditApproval, type BrokerContext } from "./context.js";
-import { loadRecord, RECORD_TTL_MS, recordKey } from "./records.js";
+import { loadRecord, recordKey } from "./records.js";
 
 /** Approved, not started, not done → running; atomic against a concurrent `recoverInterrupted`. */
 export async function startExecution(ctx: BrokerContext, approvalId: string): Promise<boolean> {
-  const started = await markStarted(ctx.store, recordKey(approvalId), ctx.now(), RECORD_TTL_MS);
+  const started = await markStarted(ctx.store, recordKey(approvalId), ctx.now(), ctx.recordTtlMs);
   if (started) await auditApproval(ctx, "executing", started, null);
   return started !== undefined;
 }
@@ -26,7 +26,7 @@ export async function completeExecution(
   const next: ApprovalRecord = { ...rec, outcome };
   // The message reference has its own key; the record is stored without it.
   const { messageRef: _ref, ...stored } = next;
-  await ctx.store.set(recordKey(approvalId), stored, RECORD_TTL_MS);
+  await ctx.store.set(recordKey(approvalId), stored, ctx.recordTtlMs);
   await auditApproval(
     ctx,
     "executed",

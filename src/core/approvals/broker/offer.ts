@@ -11,7 +11,7 @@ import { hashPlan } from "../plan-hash.js";
 import { PlanRefusedError, planSizeProblem } from "../plan-view.js";
 import type { ApprovalChannel, ApprovalRecord, Plan } from "../types.js";
 import { auditApproval, type BrokerContext } from "./context.js";
-import { assertHealthy, RECORD_TTL_MS, recordKey, refKey, TOKEN_GRACE_MS, tokenKey } from "./records.js";
+import { assertHealthy, recordKey, refKey, TOKEN_GRACE_MS, tokenKey } from "./records.js";
 import { settle } from "./settle.js";
 
 /** A fresh approval id: 128 random bits, URL-safe, fits any button payload. */
@@ -53,7 +53,7 @@ export async function offerApproval(
     throw new ApprovalStoreError("offering an approval", { cause: err });
   }
   try {
-    await store.set(recordKey(rec.id), rec, RECORD_TTL_MS);
+    await store.set(recordKey(rec.id), rec, ctx.recordTtlMs);
     await store.set(tokenKey(rec.id), rec.id, ctx.ttlMs + TOKEN_GRACE_MS);
     // keyv-style stores can drop writes silently while the server is away: read back to be sure.
     if ((await store.get<string>(tokenKey(rec.id))) !== rec.id) throw new Error("write not readable");
@@ -73,6 +73,6 @@ export async function offerApproval(
     await settle(ctx, rec, "cancelled", null, "could not be shown").catch(() => undefined);
     throw err;
   }
-  if (ref !== undefined) await store.set(refKey(rec.id), ref, RECORD_TTL_MS);
+  if (ref !== undefined) await store.set(refKey(rec.id), ref, ctx.recordTtlMs);
   return ref === undefined ? rec : { ...rec, messageRef: ref };
 }

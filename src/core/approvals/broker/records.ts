@@ -7,8 +7,11 @@ import { hashTag, hashTagOf } from "../../keys.js";
 import { ApprovalStoreError } from "../errors.js";
 import type { ApprovalRecord } from "../types.js";
 
-/** Decided records stay readable this long, so late clicks get the true reason. */
-export const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * Approval records stay this long by default (`NEO_AUDIT_RETENTION_DAYS`): who approved what, and
+ * late clicks get the true reason. The broker takes its own (`ApprovalBrokerOptions.retentionMs`).
+ */
+export const RECORD_TTL_MS = 365 * 24 * 60 * 60 * 1000;
 /** The token outlives the expiry so the waiter (not the TTL) settles it as expired. */
 export const TOKEN_GRACE_MS = 10 * 60 * 1000;
 

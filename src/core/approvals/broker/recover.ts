@@ -9,7 +9,7 @@ import { INTERRUPTED_NOTES, markInterrupted } from "../interrupted.js";
 import { recordApprovalDecision } from "../observe.js";
 import type { ApprovalChannel, ApprovalRecord } from "../types.js";
 import { auditApproval, type BrokerContext } from "./context.js";
-import { loadRecord, RECORD_TTL_MS, recordIds, recordKey } from "./records.js";
+import { loadRecord, recordIds, recordKey } from "./records.js";
 import { settle } from "./settle.js";
 
 /** Close what this instance left open, re-rendered through `channelFor`; how many were closed. */
@@ -51,7 +51,7 @@ async function interrupt(ctx: BrokerContext, rec: ApprovalRecord): Promise<Appro
     );
   }
   if (rec.status !== "approved" || rec.outcome) return undefined;
-  const value = await markInterrupted(ctx.store, recordKey(rec.id), RECORD_TTL_MS);
+  const value = await markInterrupted(ctx.store, recordKey(rec.id), ctx.recordTtlMs);
   if (!value) return undefined;
   await auditApproval(
     ctx,

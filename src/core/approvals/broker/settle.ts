@@ -7,7 +7,7 @@ import type { UserKey } from "../../keys.js";
 import { recordApprovalDecision } from "../observe.js";
 import type { ApprovalRecord, ApprovalStatus } from "../types.js";
 import { auditApproval, type BrokerContext } from "./context.js";
-import { RECORD_TTL_MS, recordKey, tokenKey } from "./records.js";
+import { recordKey, tokenKey } from "./records.js";
 
 /**
  * Runs once the token is ours (so only for the one winner): a reason it returns closes the
@@ -39,7 +39,7 @@ export async function settle(
   // Audit before the status write: if the store fails in between, the record stays pending with
   // its token gone, so it can only expire; nothing runs unaudited.
   await auditApproval(ctx, refused === undefined ? status : "refused_cap", next, actor, note);
-  await ctx.store.set(recordKey(rec.id), next, RECORD_TTL_MS);
+  await ctx.store.set(recordKey(rec.id), next, ctx.recordTtlMs);
   await ctx.slots.free(rec);
   recordApprovalDecision({
     conversation: rec.conversation,
