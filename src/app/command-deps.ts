@@ -2,6 +2,7 @@
 import type { CommandDeps } from "../core/commands/types.js";
 import type { Conversations } from "../core/conversations/types.js";
 import { redact } from "../core/log.js";
+import { eraseUser } from "../core/user-data.js";
 import type { Services } from "./services.js";
 
 export function commandDeps(
@@ -15,7 +16,8 @@ export function commandDeps(
       list: (u) => s.memory.list(u),
       forgetOne: (u, id) => s.memory.forgetOne(u, id),
       setEverywhere: (u, id, everywhere) => s.memory.setEverywhere(u, id, everywhere),
-      forget: (u) => s.memory.forget(u),
+      forget: (u, by) =>
+        eraseUser({ store: s.store, forgetMemory: (x) => s.memory.forget(x), approvals: s.broker }, u, by),
       export: (u) => s.memory.export(u),
     },
     tools: {

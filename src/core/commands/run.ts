@@ -260,14 +260,14 @@ export async function runConfirmed(
   deps: CommandDeps,
 ): Promise<CommandReply> {
   if (action === "forget") {
-    const n = await deps.memory.forget(ctx.caller);
+    const n = await deps.memory.forget(ctx.caller, ctx.caller);
     return reply(n > 0 ? `Forgotten: ${n} record(s) about you are gone.` : "There was nothing to forget.");
   }
   const target = action.startsWith(FORGET_USER) ? userKeyIn(action.slice(FORGET_USER.length)) : undefined;
   if (!target) return reply("That button no longer does anything.");
   // The button is platform input: whoever presses it must be an admin now, whatever the reply said.
   if (!ctx.isAdmin) return reply("Only Neo admins can erase another user's memory; nothing was changed.");
-  const n = await deps.memory.forget(target);
+  const n = await deps.memory.forget(target, ctx.caller);
   log.info({ admin: ctx.caller, erased: target, records: n }, "admin erased a user's memory");
   return reply(
     n > 0

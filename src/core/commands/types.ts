@@ -109,8 +109,12 @@ export interface CommandDeps {
     forgetOne(user: UserKey, id: string): Promise<boolean>;
     /** Show one of `user`'s records everywhere, or only where learned; false when unknown. */
     setEverywhere(user: UserKey, id: string, everywhere: boolean): Promise<boolean>;
-    /** Wipe `user`'s cortex; resolves with how many records were removed. */
-    forget(user: UserKey): Promise<number>;
+    /**
+     * Erase `user` (`/neo forget`; `by` is who asked: them, or an admin): cortex and recalled turns,
+     * usage counts, pending approvals closed (`core/user-data.ts`). Resolves with how many records
+     * and turns were removed.
+     */
+    forget(user: UserKey, by: UserKey): Promise<number>;
     /** Everything Neo holds about `user` (`/neo memory export`), ready for JSON. */
     export(user: UserKey): Promise<unknown>;
   };

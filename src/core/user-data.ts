@@ -1,0 +1,55 @@
+/**
+ * What an erasure (`/neo forget`, an admin's `/neo forget <user>`) removes beyond the person's
+ * cortex: their usage counts. A Discord person is one across guilds (`cortexOwner`), while usage is
+ * keyed per guild, so every guild's counts of theirs go; a Slack person is one per workspace.
+ */
+import type { Store } from "../store/types.js";
+import { cortexOwner, hashTagOf, parseUserKey, type UserKey } from "./keys.js";
+import { USAGE_PREFIX } from "./usage/usage-store.js";
+
+/** Whether user key `key` is the same person as `user` (see above); false for anything else. */
+export function samePerson(key: string, user: UserKey): boolean {
+  try {
+    parseUserKey(key);
+    return cortexOwner(key) === cortexOwner(user);
+  } catch {
+    return false;
+  }
+}
+
+/** Delete every usage counter of `user`'s person; returns how many. The caller purges the store. */
+export async function deleteUserUsage(store: Store, user: UserKey): Promise<number> {
+  const keys = (await store.keys(USAGE_PREFIX)).filter((k) => {
+    const tag = hashTagOf(k);
+    return tag !== undefined && samePerson(tag, user);
+  });
+  for (const k of keys) await store.delete(k);
+  return keys.length;
+}
+
+/** What `eraseUser` acts through: the store, the person's cortex, and the approvals. */
+export interface EraseDeps {
+  store: Store;
+  /** Wipe the person's cortex and recalled turns; resolves with how many were removed. */
+  forgetMemory(user: UserKey): Promise<number>;
+  approvals: {
+    listPending(): Promise<Array<{ requester: { userKey: UserKey } }>>;
+    revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
+  };
+}
+
+/**
+ * Erase what Neo holds about `user`'s person: their pending approvals are closed (as cancelled, by
+ * `by`), their usage counts and their cortex deleted, then the store purged (the file store's log
+ * rewritten). Resolves with how many cortex records and turns went.
+ */
+export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
+  const requesters = new Set(
+    (await deps.approvals.listPending()).map((r) => r.requester.userKey).filter((k) => samePerson(k, user)),
+  );
+  for (const k of requesters)
+    await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
+  await deleteUserUsage(deps.store, user);
+  // Last: it purges the store, which drops what was deleted above from its files too.
+  return deps.forgetMemory(user);
+}
