@@ -17,7 +17,11 @@ export function commandDeps(
       forgetOne: (u, id) => s.memory.forgetOne(u, id),
       setEverywhere: (u, id, everywhere) => s.memory.setEverywhere(u, id, everywhere),
       forget: (u, by) =>
-        eraseUser({ store: s.store, forgetMemory: (x) => s.memory.forget(x), approvals: s.broker }, u, by),
+        eraseUser(
+          { store: s.store, forgetMemory: (x) => s.memory.forget(x), approvals: s.broker, tools },
+          u,
+          by,
+        ),
       export: (u) => s.memory.export(u),
     },
     tools: {

@@ -32,6 +32,8 @@ export interface EraseDeps {
   store: Store;
   /** Wipe the person's cortex and recalled turns; resolves with how many were removed. */
   forgetMemory(user: UserKey): Promise<number>;
+  /** Stop the person's own tool processes and delete their tool folders. */
+  tools: { eraseUser(user: UserKey): Promise<void> };
   approvals: {
     listPending(): Promise<Array<{ requester: { userKey: UserKey } }>>;
     revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
@@ -40,7 +42,7 @@ export interface EraseDeps {
 
 /**
  * Erase what Neo holds about `user`'s person: their pending approvals are closed (as cancelled, by
- * `by`), their usage counts and their cortex deleted, then the store purged (the file store's log
+ * `by`), their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
  * rewritten). Resolves with how many cortex records and turns went.
  */
 export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
@@ -50,6 +52,7 @@ export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Pr
   for (const k of requesters)
     await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
   await deleteUserUsage(deps.store, user);
+  await deps.tools.eraseUser(user);
   // Last: it purges the store, which drops what was deleted above from its files too.
   return deps.forgetMemory(user);
 }

@@ -69,6 +69,7 @@ for (const { name, factory, skip } of BACKENDS) {
         {
           store,
           approvals: broker,
+          tools: { eraseUser: async () => {} },
           forgetMemory: async (u) => {
             const gone = await pager.forgetUser(cortexOwner(u));
             await store.purge();

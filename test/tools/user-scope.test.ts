@@ -189,6 +189,24 @@ describe("per-user tool servers", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(userFolderName("discord:G1:42")).toBe(userFolderName("discord:@me:42"));
   });
+
+  it("an erasure stops the user's process and deletes their folder; others keep theirs", async () => {
+    const data = tempDir("user-scope-erase");
+    const s = await perUserCrasher(data, 60_000);
+    const ann = await echo(s, ANN);
+    await echo(s, BOB);
+    const annDir = join(data, "users", userFolderName(ANN));
+    const bobDir = join(data, "users", userFolderName(BOB));
+    writeFileSync(join(annDir, "notes.txt"), "ann's notes: heron-5512");
+    await s.eraseUser(ANN);
+    expect(existsSync(annDir)).toBe(false);
+    expect(alive(ann)).toBe(false);
+    expect(existsSync(bobDir)).toBe(true);
+    expect(s.servers()[0]).toMatchObject({ instances: 1 });
+    // Her next call starts afresh, in a new empty folder.
+    expect(await echo(s, ANN)).not.toBe(ann);
+    expect(existsSync(join(annDir, "notes.txt"))).toBe(false);
+  });
 });
 
 /** Poll a condition a process event settles (exit), bounded. */

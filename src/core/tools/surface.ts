@@ -4,6 +4,7 @@
  * `dispatch.ts`, and non-fatal problems kept as warnings. See `createToolSurface`.
  */
 
+import type { UserKey } from "../keys.js";
 import type { ToolSchema } from "../llm/types.js";
 import { log } from "../log.js";
 import { type BoundTools, bindTools, type ToolInfo } from "./bound-tools.js";
@@ -54,6 +55,8 @@ export interface McpToolSurface extends ToolSurface {
   warnings(): readonly SurfaceWarning[];
   /** Close every server and start them all again (optionally from a new manifest). Clears warnings. */
   reload(manifest?: Manifest): Promise<void>;
+  /** An erasure: every per-user server stops `user`'s process and deletes their folder. */
+  eraseUser(user: UserKey): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,6 +141,9 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
       if (next) manifest = next;
       warnings = [];
       await startAll();
+    },
+    eraseUser: async (user) => {
+      await Promise.all(conns.map((c) => c.erase(user)));
     },
     close: closeAll,
   };

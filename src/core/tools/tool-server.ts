@@ -40,6 +40,8 @@ export interface ToolServer {
     options?: CallOptions,
   ): Promise<CallToolResult>;
   info(): ServerInfo;
+  /** An erasure: stop `user`'s own process and delete their folder. Nothing for a shared server. */
+  erase(user: UserKey): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export function sharedServer(conn: ServerConnection): ToolServer {
     tools: () => conn.tools(),
     call: (_user, tool, args, label, options) => conn.call(tool, args, label, options),
     info: () => conn.info(),
+    erase: async () => {},
     close: () => conn.close(),
   };
 }
@@ -232,6 +235,18 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     tools: () => tools,
     call,
     info: () => ({ ...probed, scope: "user", instances: instances.size, waiting: waiting.length }),
+    async erase(user) {
+      const owner = cortexOwner(user);
+      const inst = instances.get(owner);
+      if (inst) {
+        clearTimeout(inst.idle);
+        instances.delete(owner);
+        // Exited before its folder goes, so it cannot write there again.
+        await inst.conn.close();
+        waiting.shift()?.wake();
+      }
+      await rm(resolve(opts.usersDir, userFolderName(owner)), { recursive: true, force: true });
+    },
     async close() {
       closed = true;
       const all = [...instances.values()];
