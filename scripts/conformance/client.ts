@@ -3,9 +3,12 @@
  * connection (`src/core/tools/server-connection.ts`, the code every manifest HTTP server goes
  * through) pointed at the scenario's server, the URL the suite appends as the last argument. It
  * lists the tools and calls each once, as the model would, with arguments made from its schema.
+ * A server's question (`elicitation/create`) is accepted as shown, with the schema's defaults.
  * Exits non-zero when the server cannot be started or a call fails in transport.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { formFields, readAnswers } from "../../src/core/tools/elicitation.js";
+import type { CallElicitor } from "../../src/core/tools/server-calls.js";
 import { createServerConnection } from "../../src/core/tools/server-connection.js";
 
 const url = process.argv.at(-1);
@@ -38,6 +41,16 @@ function argumentsFor(tool: Tool): Record<string, unknown> {
   return Object.fromEntries(Object.entries(props).map(([k, s]) => [k, sample(s, k)]));
 }
 
+/** A person who accepts a form as it is shown, prefilled with the schema's defaults. */
+const acceptsDefaults: CallElicitor = {
+  requester: "conformance",
+  ask: async (params) => {
+    if (params.mode === "url") return { action: "accept" };
+    const read = readAnswers(formFields(params.requestedSchema), {});
+    return "error" in read ? { action: "cancel" } : { action: "accept", content: read.content };
+  },
+};
+
 let failed = false;
 const conn = createServerConnection({
   alias: "conformance",
@@ -56,7 +69,7 @@ const conn = createServerConnection({
 await conn.start();
 for (const tool of conn.tools()) {
   try {
-    const result = await conn.call(tool.name, argumentsFor(tool), tool.name);
+    const result = await conn.call(tool.name, argumentsFor(tool), tool.name, { elicit: acceptsDefaults });
     console.log(`${tool.name}: ${JSON.stringify(result.content)}`);
   } catch (err) {
     failed = true;

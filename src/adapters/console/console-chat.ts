@@ -55,6 +55,7 @@ export function createConsoleChat(opts: ConsoleChatOptions): ConsoleChat {
           place: CONSOLE_PLACE,
           reporter: opts.io.reporter,
           approvals: opts.io.approvals,
+          ...(opts.io.forms ? { forms: opts.io.forms } : {}),
           signal: controller.signal,
           drainInbox: () => queue.splice(0),
         });

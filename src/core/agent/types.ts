@@ -9,6 +9,7 @@ import type { ConversationKey, Speaker, UserKey } from "../keys.js";
 import type { Message } from "../llm/types.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
+import type { FormChannel } from "../tools/elicitation.js";
 import type { BudgetScope } from "../usage/types.js";
 import type { AnswerFileLimits } from "./answer-file.js";
 
@@ -73,6 +74,8 @@ export interface TurnContext {
   /** The `key` this turn's answer is said with (`Reporter.say`). */
   answerKey?: AnswerKey;
   approvals: ApprovalChannel;
+  /** Where MCP servers' questions are shown to the requester (`ToolCallContext.forms`). */
+  forms?: FormChannel;
   /** Where this platform's files are fetched from (absent: files are named, not read). */
   files?: FileSource;
   signal: AbortSignal;

@@ -169,6 +169,7 @@ export function turnContext(
     place,
     reporter: io.reporter,
     approvals: io.approvals,
+    ...(io.forms ? { forms: io.forms } : {}),
     ...(io.files ? { files: io.files } : {}),
     signal,
     onEvent: async (event: AgentEvent) => {

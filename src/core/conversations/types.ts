@@ -2,6 +2,7 @@
  * The layer between adapters and the loop: one transcript per thread, journaled inbound, serialised
  * per thread, parallel across threads, safe across instances sharing a store.
  */
+
 import type { Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
@@ -10,6 +11,7 @@ import type { TurnGauge } from "../foreground.js";
 import type { ConversationKey, Platform, Speaker, UserKey } from "../keys.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
+import type { FormChannel } from "../tools/elicitation.js";
 import type { BucketLimits } from "./token-bucket.js";
 
 export interface InboundMessage {
@@ -56,6 +58,8 @@ export interface ThreadReach {
 export interface ConversationIO {
   reporter: Reporter;
   approvals: ApprovalChannel;
+  /** Where MCP servers' questions are shown to the turn's requester (absent: the server gets cancel). */
+  forms?: FormChannel;
   /** Where the platform's files are fetched from, with its credential for those hosts only. */
   files?: FileSource;
   /** Tell the sender their message was taken while a turn runs (a reaction, or a status). */

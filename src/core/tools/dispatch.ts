@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import type { BoundTool } from "./bound-tools.js";
+import { callElicitor } from "./elicit-call.js";
 import { observeToolCall, UNKNOWN_TOOL_LABEL } from "./observe.js";
 import { renderProgress, renderResult, resultFiles, truncateResult } from "./render.js";
 import type { ToolSurfaceOptions } from "./surface-options.js";
@@ -57,14 +58,17 @@ export function createToolDispatch(
     ctx: ToolCallContext,
   ): Promise<ToolResult> {
     // The requester's own process for a per-user server: one dispatch, routed by who asked.
+    const notes: string[] = [];
     const result = await b.conn.call(ctx.speaker.userKey, b.tool, args, b.name, {
       signal: ctx.signal,
+      // A question gets half the call's time: the server has the rest to finish after the answer.
+      elicit: callElicitor(ctx, b.server, opts.callTimeoutMs / 2, notes),
       // A lost progress line is no reason to fail the call it reports on.
       onProgress: (p) => void ctx.reporter.status(renderProgress(b.name, p)).catch(() => {}),
     });
     const files = resultFiles(result, b.tool);
     return cut({
-      content: renderResult(result),
+      content: [renderResult(result), ...notes].join("\n"),
       isError: result.isError === true,
       ...(files.length ? { files } : {}),
     });

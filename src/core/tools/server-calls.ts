@@ -6,6 +6,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type {
   CallToolResult,
+  ElicitRequest,
+  ElicitResult,
   Progress,
   ProgressNotification,
   Tool,
@@ -33,6 +35,39 @@ export async function listAllTools(c: Client, timeoutMs: number, signal?: AbortS
 export interface CallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** Where the server's `elicitation/create` during this call goes: the turn's requester. */
+  elicit?: CallElicitor;
+}
+
+/** The requester of a call (a user key) and how to ask them. */
+export interface CallElicitor {
+  requester: string;
+  ask: (params: ElicitRequest["params"]) => Promise<ElicitResult>;
+}
+
+/**
+ * The running calls of each connection that can be asked a question. MCP does not say which call a
+ * server's request belongs to (over stdio nothing relates them), so a question goes to the
+ * requester only when every running call on that connection is theirs (the newest call asks);
+ * otherwise nobody is shown it: a question is never shown to the wrong person.
+ */
+const elicitors = new WeakMap<Client, Set<CallElicitor>>();
+
+/** Answer a server's `elicitation/create` on `c`; `alias` names the server in errors. */
+export function answerElicitation(
+  c: Client,
+  alias: string,
+  params: ElicitRequest["params"],
+): Promise<ElicitResult> {
+  const running = [...(elicitors.get(c) ?? [])];
+  const owners = new Set(running.map((e) => e.requester));
+  if (owners.size !== 1) {
+    const why = running.length
+      ? "calls of several people are running on it, so Neo cannot tell whose question this is"
+      : "no call of a person who can answer is running on it";
+    return Promise.reject(new Error(`Neo did not show the question of server "${alias}": ${why}`));
+  }
+  return (running.at(-1) as CallElicitor).ask(params);
 }
 
 /**
@@ -56,7 +91,7 @@ export async function callTool(
   tool: string,
   args: Record<string, unknown>,
   label: string,
-  { signal, onProgress }: CallOptions = {},
+  { signal, onProgress, elicit }: CallOptions = {},
 ): Promise<CallToolResult> {
   // Loaded by the start that made `c` ready.
   const { ErrorCode, McpError } = (await loadMcpSdk()).types;
@@ -66,6 +101,11 @@ export async function callTool(
     ? { name: tool, arguments: args, _meta: { progressToken: token } }
     : { name: tool, arguments: args };
   if (token && onProgress) progressHandlers.set(token, onProgress);
+  const asking = elicitors.get(c) ?? new Set<CallElicitor>();
+  if (elicit) {
+    elicitors.set(c, asking);
+    asking.add(elicit);
+  }
   try {
     const sent = c.callTool(params, undefined, { timeout: timeoutMs });
     const result = await (signal
@@ -92,6 +132,7 @@ export async function callTool(
     throw new ToolTransportError(`${label} failed: ${why}`, label, { cause: err });
   } finally {
     if (token) progressHandlers.delete(token);
+    if (elicit) asking.delete(elicit);
   }
 }
 

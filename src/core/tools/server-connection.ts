@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isStdio, type ServerSpec } from "./manifest.js";
 import { loadMcpSdk } from "./mcp-sdk.js";
 import {
+  answerElicitation,
   type CallOptions,
   callTool,
   listAllTools,
@@ -99,7 +100,12 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
     stderrTail = "";
     status = "starting";
     const sdk = await loadMcpSdk();
-    const c = new sdk.Client({ name: "neo", version: "0.1.0" }, { capabilities: {} });
+    // Elicitation is the one capability: a server may ask the person whose call it is serving
+    // (form or link). The SDK fills an accepted form's omitted fields from the schema's defaults.
+    const c = new sdk.Client(
+      { name: "neo", version: "0.1.0" },
+      { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } },
+    );
     const abort = new AbortController();
     let transport: Transport | undefined;
     const timer = setTimeout(() => {
@@ -129,7 +135,8 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       };
       c.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => refresh(c, gen));
       c.setNotificationHandler(sdk.types.ProgressNotificationSchema, onProgressNotification);
-      // No client capability is declared, so every server request but ping lands here.
+      c.setRequestHandler(sdk.types.ElicitRequestSchema, (req) => answerElicitation(c, alias, req.params));
+      // Sampling and roots are not declared, so every other server request but ping lands here.
       c.fallbackRequestHandler = (request) => declineServerRequest(sdk, alias, request.method);
       const options = { timeout: opts.spawnTimeoutMs, signal: abort.signal };
       await c.connect(transport, options);

@@ -1,7 +1,7 @@
 /**
- * Requests a server sends to Neo. Neo declares no client capability (no sampling, no elicitation,
- * no roots), so a conforming server sends none but `ping` (which the SDK answers); one that does
- * gets a JSON-RPC "method not found" error saying why, rather than the SDK's bare one. Sampling in
+ * Requests a server sends to Neo that it does not handle. Elicitation is the one client capability
+ * (`elicitation.ts`); sampling and roots are not declared, so a conforming server sends neither
+ * (and `ping` the SDK answers); one that does gets a JSON-RPC "method not found" error saying why, rather than the SDK's bare one. Sampling in
  * particular would spend the deployment's model budget on a server's behalf, outside the turn's
  * approvals: it is declined, and there is no setting to allow it.
  */

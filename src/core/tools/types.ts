@@ -7,6 +7,7 @@ import type { ConversationKey, Speaker } from "../keys.js";
 import type { ToolSchema } from "../llm/types.js";
 import type { Place } from "../place.js";
 import type { OutboundFile, Reporter } from "../reporter.js";
+import type { FormChannel } from "./elicitation.js";
 
 /** What a tool call returns to the model. `isError` = in-band failure the model should adapt to. */
 export interface ToolResult {
@@ -33,6 +34,8 @@ export interface ToolCallContext {
   reporter: Reporter;
   approvals: ApprovalChannel;
   signal: AbortSignal;
+  /** Where a server's questions (`elicitation/create`) are shown to the requester; absent: none can be. */
+  forms?: FormChannel;
   /** The batch this call came in. */
   step: ToolStep;
 }
