@@ -3,6 +3,7 @@
  * cortex: their usage counts. A Discord person is one across guilds (`cortexOwner`), while usage is
  * keyed per guild, so every guild's counts of theirs go; a Slack person is one per workspace.
  */
+import { randomUUID } from "node:crypto";
 import type { Store } from "../store/types.js";
 import { cortexOwner, hashTagOf, parseUserKey, type UserKey } from "./keys.js";
 import { USAGE_PREFIX } from "./usage/usage-store.js";
@@ -37,12 +38,13 @@ export interface EraseDeps {
   approvals: {
     listPending(): Promise<Array<{ requester: { userKey: UserKey } }>>;
     revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
+    pseudonymise(isTheirs: (key: UserKey) => boolean, alias: string): Promise<number>;
   };
 }
 
 /**
  * Erase what Neo holds about `user`'s person: their pending approvals are closed (as cancelled, by
- * `by`), their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
+ * `by`), they are pseudonymised in approval records and the audit, their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
  * rewritten). Resolves with how many cortex records and turns went.
  */
 export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
@@ -51,6 +53,8 @@ export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Pr
   );
   for (const k of requesters)
     await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
+  // Who approved what stays, under a pseudonym that is not their id (one per erasure).
+  await deps.approvals.pseudonymise((k) => samePerson(k, user), `erased-${randomUUID().slice(0, 8)}`);
   await deleteUserUsage(deps.store, user);
   await deps.tools.eraseUser(user);
   // Last: it purges the store, which drops what was deleted above from its files too.

@@ -87,13 +87,18 @@ for (const { name, factory, skip } of BACKENDS) {
       expect((await usage.totals(ANN.userKey, today)).calls).toBe(0);
       expect((await usage.totals(BOB.userKey, today)).calls).toBe(1);
       expect((await usage.totals(DEPLOYMENT, today)).calls).toBe(2);
-      const erased = ["orchid-7731", "zebra-4411"];
+      // Her id is nowhere: the approvals keep who asked and who decided under a pseudonym.
+      const erased = ["orchid-7731", "zebra-4411", ANN.userKey, "UANN"];
       expect(await foundInStore(store, erased)).toEqual([]);
-      const annKeys = (await store.keys("")).filter((k) => k.includes(`{${ANN.userKey}}`));
-      // What stays of Ann is her approval's slot list (now empty), not usage or memory.
-      expect(annKeys).toEqual([`approvals:open:{${ANN.userKey}}`]);
-      expect(await store.get(annKeys[0]!)).toEqual([]);
-      expect((await foundInStore(store, ["falcon-2208", `{${BOB.userKey}}`])).length).toBeGreaterThan(0);
+      expect((await foundInStore(store, ["falcon-2208", BOB.userKey])).length).toBeGreaterThan(0);
+      const audit = await broker.audit.recent(100);
+      const alias = (await broker.get(annRec.id))!.requester.userKey;
+      expect(alias).toMatch(/^erased-[0-9a-f]{8}$/);
+      expect(audit.map((e) => [e.event, e.requester, e.actor])).toEqual([
+        ["requested", alias, alias],
+        ["requested", BOB.userKey, BOB.userKey],
+        ["cancelled", alias, alias],
+      ]);
       const dir = backend.options.dataDir;
       if (name === "file") expect(foundOnDisk(dir, erased)).toEqual([]);
     });

@@ -20,6 +20,7 @@ import { recoverInterrupted } from "./broker/recover.js";
 import { waitForDecision } from "./broker/wait.js";
 import type { SpendCaps } from "./caps.js";
 import { createOpenSlots } from "./open-slots.js";
+import { pseudonymiseApprovals } from "./pseudonymise.js";
 import type { ApprovalChannel, ApprovalRecord, DecideResult, Decision, Outcome, Plan } from "./types.js";
 
 export interface ApprovalBrokerOptions {
@@ -85,6 +86,11 @@ export interface ApprovalBroker {
   revokeUser(user: UserKey, by: UserKey, note: string): Promise<number>;
   /** Close every pending approval of a conversation, as `by` (who reset it). */
   cancelConversation(conversation: ConversationKey, by: UserKey, note: string): Promise<number>;
+  /**
+   * An erasure: every record and audit entry naming the person (`isTheirs` of a user key) names
+   * `alias` instead (pseudonymise.ts); resolves with how many changed.
+   */
+  pseudonymise(isTheirs: (key: UserKey) => boolean, alias: string): Promise<number>;
   /** Pending, unexpired approvals (admin view). */
   listPending(): Promise<ApprovalRecord[]>;
   get(approvalId: string): Promise<ApprovalRecord | undefined>;
@@ -133,5 +139,6 @@ export function createApprovalBroker(opts: ApprovalBrokerOptions): ApprovalBroke
     cancelConversation: (conversation, by, note) =>
       closePending(ctx, (r) => r.conversation === conversation, by, note),
     listPending: () => listPending(ctx),
+    pseudonymise: (isTheirs, alias) => pseudonymiseApprovals(store, isTheirs, alias, ctx.recordTtlMs),
   };
 }
