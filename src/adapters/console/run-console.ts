@@ -9,6 +9,7 @@ import type { AgentDeps } from "../../core/agent/deps.js";
 import type { ApprovalChannel } from "../../core/approvals/types.js";
 import { conversationKey, type Speaker, userKey } from "../../core/keys.js";
 import { createConsoleChat } from "./console-chat.js";
+import { createConsoleForms } from "./forms.js";
 import { createLineRouter } from "./line-router.js";
 import { createConsoleReporter } from "./reporter.js";
 
@@ -39,7 +40,11 @@ export async function runConsole(opts: RunConsoleOptions): Promise<void> {
   const note = (text: string) => opts.stderr.write(`${text}\n`);
   const chat = createConsoleChat({
     agent: createAgent(opts.deps),
-    io: { reporter: createConsoleReporter(opts.stdout, opts.stderr), approvals: opts.approvals(lines.ask) },
+    io: {
+      reporter: createConsoleReporter(opts.stdout, opts.stderr),
+      approvals: opts.approvals(lines.ask),
+      forms: createConsoleForms(lines.ask, (text) => opts.stderr.write(text)),
+    },
     lines,
     speaker: consoleSpeaker(),
     conversation: CONSOLE_CONVERSATION,
