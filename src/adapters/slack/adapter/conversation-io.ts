@@ -3,6 +3,7 @@
  * approval channel, file source and queued-message acknowledgement, all through its workspace's
  * calls. IOs are cached (each holds a thread's status state), oldest dropped past the bound.
  */
+
 import type { ConversationIO } from "../../../core/conversations/types.js";
 import { type ConversationKey, parseConversationKey } from "../../../core/keys.js";
 import type { Store } from "../../../store/types.js";
@@ -10,6 +11,7 @@ import { createSlackApprovalChannel } from "../approvals.js";
 import type { AssistantThreads } from "../assistant-threads.js";
 import type { DraftPace } from "../draft/pacer.js";
 import { slackFileSource } from "../files.js";
+import { createSlackFormChannel } from "../forms.js";
 import { createSlackReporter } from "../reporter.js";
 import { createAssistantStatus, createThreadStatus, eitherStatus } from "../status.js";
 import type { SlackWorkspaces } from "../workspaces.js";
@@ -62,6 +64,7 @@ export function createConversationIOs(deps: ConversationIOsDeps): ConversationIO
         store: deps.store,
       }),
       approvals: createSlackApprovalChannel(out, channel, threadTs ?? ""),
+      forms: createSlackFormChannel(out, channel, threadTs ?? ""),
       files: slackFileSource(() => workspaces.token(workspace), deps.apiUrl),
       acknowledgeQueued: async (message) => {
         const ts = message.id.split("/")[2];

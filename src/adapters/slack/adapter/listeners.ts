@@ -12,6 +12,8 @@ import type { AssistantThreads } from "../assistant-threads.js";
 import { CONFIRM_ACTION, registerCommands } from "../command-listener.js";
 import { registerDirectoryEvents } from "../directory-listener.js";
 import type { DraftPace } from "../draft/pacer.js";
+import { registerFormActions } from "../form-listener.js";
+import { FORM_ACTIONS } from "../forms.js";
 import { registerInbound } from "../inbound-listener.js";
 import type { SlackInstallations } from "../installations.js";
 import { MEMORY_ACTION } from "../memory-blocks.js";
@@ -55,10 +57,14 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
     threads: assistantThreads,
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
+  registerFormActions(app, workspaces);
   registerMemoryListeners(app, { commands: o.commands, access: o.access, workspaces });
-  registerUnknownActions(app, [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION], workspaces, [
-    `${MEMORY_ACTION}_`,
-  ]);
+  registerUnknownActions(
+    app,
+    [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION, ...Object.values(FORM_ACTIONS)],
+    workspaces,
+    [`${MEMORY_ACTION}_`],
+  );
   registerCommands(app, {
     commands: o.commands,
     access: o.access,
