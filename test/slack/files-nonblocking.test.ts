@@ -17,7 +17,7 @@ import { envelope, type Harness, mention, startHarness, until } from "./support/
 
 const lastUser = (r: ScriptedRequest) => String(JSON.stringify(r.messages.at(-1)?.content ?? ""));
 
-/** Text in several scripts, ~16 MB: the reader counts its real tokens to cut it. */
+/** Text in several scripts, ~18 MB: the reader counts its real tokens to cut it. */
 const HUGE_TEXT = Buffer.from("Grüße 漢字テキスト ꀀꀁꀂꀃ 😀🚀 lorem ipsum dolor, 12345\n".repeat(240_000));
 
 /** A real 7000×7000 photo-sized PNG (49 Mpx, under the pixel cap): decoded whole, then downscaled. */
@@ -53,7 +53,7 @@ const KINDS: Array<{ kind: string; name: string; mimetype: string; body: (i: num
     body: (i) => (i < 2 ? BIG_PNG : pngHeader(7000, 7000, 1 << 20)),
   },
   {
-    kind: "4 MB of text in several scripts",
+    kind: "18 MB of text in several scripts",
     name: "huge.txt",
     mimetype: "text/plain",
     body: () => HUGE_TEXT,
