@@ -178,6 +178,12 @@ export async function startRedisCluster(opts: ClusterOptions = {}): Promise<Loca
         "--cluster-yes",
       ]);
       await until("the cluster to form", () => settled(ports));
+      // A replica that never synced has no data age and refuses to fail over (and would lose the
+      // primary's writes): wait until every replica's link to its primary is up.
+      await until("the replicas' initial sync", async () => {
+        const infos = await Promise.all(ports.map((p) => cli(p, "info", "replication")));
+        return infos.every((i) => i.includes("role:master") || i.includes("master_link_status:up"));
+      });
     } catch (err) {
       await cluster.stop();
       throw err;
