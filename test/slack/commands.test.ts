@@ -1,6 +1,6 @@
 /** `/neo` on Slack, end to end: signed slash commands into the real Bolt app. */
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness, TEAM } from "./support/harness.js";
+import { ephemeralClick, type Harness, startHarness, TEAM } from "./support/harness.js";
 
 function neo(h: Harness, user: string, text: string, channel = "C1") {
   return h.slack.command({
@@ -72,19 +72,12 @@ describe("/neo on Slack", () => {
     expect(reply.text).toContain("This wipes everything I remember about `slack:T0001:UANN`");
     expect(JSON.stringify(reply.blocks)).toContain('"value":"forget:slack:T0001:UANN"');
     const press = (user: string, n: number) =>
-      h!.slack.action({
-        type: "block_actions",
-        team: { id: TEAM, domain: "fake" },
-        user: { id: user, team_id: TEAM },
-        api_app_id: "A1",
-        token: "legacy",
-        trigger_id: "1.2.3",
-        container: { type: "message", message_ts: "1.1", channel_id: "C1", is_ephemeral: true },
-        channel: { id: "C1", name: "general" },
-        response_url: `${h!.fake.baseUrl}/response/confirm-${n}`,
-        actions: [
-          { action_id: "neo_confirm", value: "forget:slack:T0001:UANN", type: "button", action_ts: "1.2" },
-        ],
+      ephemeralClick(h!, {
+        user,
+        channel: "C1",
+        actionId: "neo_confirm",
+        value: "forget:slack:T0001:UANN",
+        responseId: `confirm-${n}`,
       });
     const said = (n: number) => h!.fake.responses.find((r) => r.id === `confirm-${n}`)?.body.text;
     // Ann sends the admin's button back as her own click: refused.

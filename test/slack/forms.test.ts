@@ -10,7 +10,7 @@ import { conversationKey } from "../../src/core/keys.js";
 import { parseManifest } from "../../src/core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
 import { fixture, testContext } from "../tools/helpers.js";
-import { type Harness, startHarness, TEAM } from "./support/harness.js";
+import { ephemeralClick, type Harness, startHarness, TEAM } from "./support/harness.js";
 
 const THREAD = "1690000000.000888";
 const CONV = conversationKey({ platform: "slack", workspace: TEAM, channel: "C9", thread: THREAD });
@@ -35,18 +35,14 @@ function press(
   formId: string,
   values: Record<string, unknown> = {},
 ) {
-  return h.slack.action({
-    type: "block_actions",
-    team: { id: TEAM, domain: "fake" },
-    user: { id: user, team_id: TEAM },
-    api_app_id: "A1",
-    token: "legacy",
-    trigger_id: "1.2.3",
-    container: { type: "message", message_ts: "1.1", channel_id: "C9", is_ephemeral: true },
-    channel: { id: "C9", name: "desk" },
-    state: { values },
-    response_url: `${h.fake.baseUrl}/response/1.1`,
-    actions: [{ action_id: actionId, block_id: "neo_form", value: formId, type: "button", action_ts: "1.2" }],
+  return ephemeralClick(h, {
+    user,
+    channel: "C9",
+    actionId,
+    value: formId,
+    responseId: "1.1",
+    blockId: "neo_form",
+    state: values,
   });
 }
 

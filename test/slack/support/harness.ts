@@ -453,6 +453,45 @@ export async function until(what: string, cond: () => boolean, timeoutMs = 15_00
   }
 }
 
+/**
+ * A button click on an ephemeral message (no message body), as Slack delivers it; its response_url
+ * is the fake's `/response/<responseId>`.
+ */
+export function ephemeralClick(
+  h: Pick<Harness, "slack" | "fake">,
+  o: {
+    user: string;
+    channel: string;
+    actionId: string;
+    value: string;
+    responseId: string;
+    blockId?: string;
+    state?: Record<string, unknown>;
+  },
+) {
+  return h.slack.action({
+    type: "block_actions",
+    team: { id: TEAM, domain: "fake" },
+    user: { id: o.user, team_id: TEAM },
+    api_app_id: "A1",
+    token: "legacy",
+    trigger_id: "1.2.3",
+    container: { type: "message", message_ts: "1.1", channel_id: o.channel, is_ephemeral: true },
+    channel: { id: o.channel, name: o.channel.toLowerCase() },
+    ...(o.state ? { state: { values: o.state } } : {}),
+    response_url: `${h.fake.baseUrl}/response/${o.responseId}`,
+    actions: [
+      {
+        action_id: o.actionId,
+        ...(o.blockId ? { block_id: o.blockId } : {}),
+        value: o.value,
+        type: "button",
+        action_ts: "1.2",
+      },
+    ],
+  });
+}
+
 /** A click on an approval message's Approve or Reject button by `user`, as Slack delivers it. */
 export function click(
   h: Pick<Harness, "slack" | "fake">,
