@@ -31,4 +31,33 @@ describe("fake Discord", () => {
     expect(fake.gateway.heartbeats).toBeGreaterThan(0);
     expect(client.ws.ping).toBeGreaterThanOrEqual(0);
   });
+
+  it("a modal (callback type 9) beyond Discord's limits is refused as Discord does (400, 50035); one within is shown", async () => {
+    fake = await startFakeDiscord();
+    const row = (label: string) => ({ type: 1, components: [{ type: 4, style: 1, custom_id: "f", label }] });
+    const show = async (data: Record<string, unknown>) => {
+      const token = await fake!.slash({ user: fake!.alice, sub: "ask" });
+      const res = await fetch(`${fake!.apiBase}/v10/interactions/1/${token}/callback`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: 9, data }),
+      });
+      return {
+        status: res.status,
+        body: res.status === 204 ? null : await res.json(),
+        shown: fake!.modalShown(token),
+      };
+    };
+    const ok = { title: "t".repeat(45), custom_id: "c".repeat(100), components: [row("l".repeat(45))] };
+    expect((await show(ok)).shown).toEqual(ok);
+    for (const bad of [
+      { ...ok, title: "t".repeat(46) },
+      { ...ok, custom_id: "c".repeat(101) },
+      { ...ok, components: Array.from({ length: 6 }, () => row("x")) },
+      { ...ok, components: [row("l".repeat(46))] },
+    ]) {
+      const r = await show(bad);
+      expect([r.status, (r.body as { code: number }).code, r.shown]).toEqual([400, 50035, undefined]);
+    }
+  });
 });

@@ -19,6 +19,7 @@ import { createBackfill } from "./backfill.js";
 import { createDiscordClient, DEFAULT_DISCORD_API_URL } from "./client.js";
 import { createEditCoalescer, createPacer } from "./coalesce.js";
 import { discordFileSource } from "./files.js";
+import { createDiscordFormChannel, dmPoster } from "./forms.js";
 import { createInboundRetry } from "./inbound-retry.js";
 import { createInteractionHandler } from "./interactions.js";
 import { postChannelOf } from "./keys.js";
@@ -125,6 +126,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         typing: o.typing,
       }),
       approvals: createApprovalChannel(client.rest, channelId),
+      // A mention turn has no interaction to answer ephemerally: the question goes by DM.
+      forms: createDiscordFormChannel(dmPoster(client.rest)),
       files: discordFileSource(o.config.DISCORD_API_URL),
       async acknowledgeQueued(message) {
         // The opening mention sits in the parent channel (the thread carries its id); others in the thread.

@@ -6,7 +6,7 @@
  * interaction token). A draft's first follow-up is noted in the store (`unfinished.ts`): a turn
  * resumed after a crash answers in the channel with the conversation's reporter, which removes it.
  */
-import type { ChatInputCommandInteraction, REST } from "discord.js";
+import { type ChatInputCommandInteraction, MessageFlags, type REST } from "discord.js";
 import type { ConversationIO } from "../../core/conversations/types.js";
 import type { ConversationKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
@@ -14,6 +14,7 @@ import type { Store } from "../../store/types.js";
 import { createApprovalChannel } from "./approval-channel.js";
 import { createEditCoalescer, type Pacer } from "./coalesce.js";
 import { createDiscordDraft } from "./draft.js";
+import { createDiscordFormChannel } from "./forms.js";
 import { statusLine } from "./render.js";
 import { splitMessage } from "./split.js";
 import { stopRow } from "./stop-button.js";
@@ -65,6 +66,14 @@ export function createInteractionIO(
   };
 
   return {
+    // Only the requester sees an ephemeral follow-up.
+    forms: createDiscordFormChannel(async (_user, body) => {
+      await interaction.followUp({
+        ...body,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions,
+      });
+    }),
     reporter: {
       async status(text) {
         if (!answered) edits.push(key, statusLine(text));

@@ -36,6 +36,7 @@ import type { Store } from "../../store/types.js";
 import { parseApprovalCustomId } from "./approval-render.js";
 import type { Pacer } from "./coalesce.js";
 import { ADMIN_COMMAND, optionOrder, USER_COMMAND } from "./command-definitions.js";
+import { onFormInteraction } from "./form-interactions.js";
 import { createInteractionIO } from "./interaction-io.js";
 import { DM_WORKSPACE, discordUser, dmConversation, threadConversation } from "./keys.js";
 import { DISCORD_MEMORY_PAGE, memoryMessage } from "./memory-render.js";
@@ -240,6 +241,7 @@ async function onButton(d: InteractionDeps, i: ButtonInteraction): Promise<void>
     await onStop(d, i, stop);
     return;
   }
+  if (await onFormInteraction(i)) return;
   const memory = parseMemoryAction(i.customId);
   if (memory) {
     await onMemory(d, i, memory);
@@ -284,7 +286,10 @@ export function createInteractionHandler(d: InteractionDeps): (i: Interaction) =
   return async (i) => {
     try {
       if (i.isButton()) await onButton(d, i);
-      else if (
+      // A server's question answered in its modal (type 5, MODAL_SUBMIT).
+      else if (i.isModalSubmit()) {
+        if (!(await onFormInteraction(i))) await noLongerActive(i);
+      } else if (
         i.isChatInputCommand() &&
         (i.commandName === USER_COMMAND || i.commandName === ADMIN_COMMAND)
       ) {

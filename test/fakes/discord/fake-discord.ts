@@ -147,6 +147,8 @@ export class FakeDiscord {
       messages: new Map(),
       interactionChannels: new Map(),
       componentMessages: new Map(),
+      modals: new Map(),
+      dms: new Map(),
       calls: this.calls,
       rateLimits: [],
       globalArrivals: [],
@@ -474,6 +476,42 @@ export class FakeDiscord {
       ...base,
       message: o.message,
       data: { custom_id: o.customId, component_type: 2 },
+    });
+    return base.token;
+  }
+
+  /** The modal shown in answer to the interaction with this token (callback type 9), if any. */
+  modalShown(token: string): Record<string, unknown> | undefined {
+    return this.state.modals.get(token);
+  }
+
+  /** The DM channel the bot opened with this user (`POST /users/@me/channels`), if any. */
+  dmWith(u: FakeUser): ChannelPayload | undefined {
+    const id = this.state.dms.get(u.id);
+    return id ? this.state.channels.get(id) : undefined;
+  }
+
+  /**
+   * A modal submitted (INTERACTION_CREATE type 5, MODAL_SUBMIT): each value as the text input with
+   * that custom_id, one per action row, as Discord sends them. Returns its token.
+   */
+  async submitModal(
+    o: InteractionOptions & { customId: string; values: Record<string, string>; message?: MessagePayload },
+  ): Promise<string> {
+    const base = this.interactionBase(5, {
+      ...o,
+      channel: o.channel ?? (o.message ? this.channelById(o.message.channel_id) : undefined),
+    });
+    await this.gateway.dispatch("INTERACTION_CREATE", {
+      ...base,
+      ...(o.message ? { message: o.message } : {}),
+      data: {
+        custom_id: o.customId,
+        components: Object.entries(o.values).map(([id, value]) => ({
+          type: 1,
+          components: [{ type: 4, custom_id: id, value }],
+        })),
+      },
     });
     return base.token;
   }

@@ -9,8 +9,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { modalProblem } from "./modals.js";
 import {
   type ChannelPayload,
+  dmChannel,
   type FakeMember,
   type FakeUser,
   type MessagePayload,
@@ -67,6 +69,10 @@ export interface RestState {
    * (discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-interaction-callback-type).
    */
   componentMessages: Map<string, string>;
+  /** Modals shown (interaction callback type 9), by the interaction's token. */
+  modals: Map<string, Record<string, unknown>>;
+  /** DM channels opened by the bot (`POST /users/@me/channels`), by recipient id. */
+  dms: Map<string, string>;
   calls: RecordedCall[];
   rateLimits: RateLimitRule[];
   /** Arrival times of the bot's requests the global limit counts (every client, accepted or not). */
@@ -198,6 +204,20 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
     ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, (m, b) => editMessage(m[1]!, m[2]!, b)],
     ["DELETE", /^\/channels\/(\d+)\/messages\/(\d+)$/, (m) => deleteMessage(m[1]!, m[2]!)],
     ["POST", /^\/channels\/(\d+)\/typing$/, () => noContent],
+    [
+      "POST",
+      /^\/users\/@me\/channels$/,
+      (_m, b) => {
+        const recipient = state.members.get(String(b.recipient_id))?.user;
+        if (!recipient) return notFound("User");
+        const known = state.dms.get(recipient.id);
+        if (known) return ok(state.channels.get(known));
+        const dm = dmChannel(recipient);
+        state.channels.set(dm.id, dm);
+        state.dms.set(recipient.id, dm.id);
+        return ok(dm);
+      },
+    ],
     ["PUT", /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/[^/]+\/@me$/, () => noContent],
     [
       "POST",
@@ -230,6 +250,13 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
         const token = m[2]!;
         const channelId = state.interactionChannels.get(token);
         const data = (b.data ?? {}) as Record<string, unknown>;
+        if (b.type === 9) {
+          const problem = modalProblem(data);
+          if (problem)
+            return { status: 400, json: { message: `Invalid Form Body (${problem})`, code: 50035 } };
+          state.modals.set(token, data);
+          return noContent;
+        }
         // 4 = reply, 5 = deferred reply: both create the original response message.
         if (channelId && (b.type === 4 || b.type === 5)) {
           const msg = createMessage(channelId, b.type === 4 ? data : { flags: data.flags }, true);
