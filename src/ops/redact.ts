@@ -1,14 +1,14 @@
 /**
  * Credentials inside URLs, wherever a URL is printed: `scheme://user:password@host` keeps the user
  * and loses the password, `scheme://token@host` loses the token, and query parameters whose name
- * says key, token, secret, password, signature or auth lose their value. Pure string work, cheap
+ * says key, token, secret, password, signature, auth, code, state or verifier (OAuth) lose their value. Pure string work, cheap
  * enough for every log line (each pattern runs only when the text could hold it).
  */
 
 const USER_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:"'<>\\]*):([^\s/?#@"'<>\\]+)@/gi;
 const USER_ONLY = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:"'<>\\]+)@/gi;
 const SECRET_PARAM =
-  /([?&;][a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|sig(?:nature)?|auth|credential)[a-z0-9_.-]*=)[^&\s"'#<>\\]+/gi;
+  /([?&;][a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|sig(?:nature)?|auth|credential|code|state|verifier)[a-z0-9_.-]*=)[^&\s"'#<>\\]+/gi;
 
 export const REDACTED = "[redacted]";
 

@@ -47,14 +47,54 @@ const stdioServerSchema = z
   })
   .strict();
 
+/**
+ * `"auth": "oauth"`: the server signs Neo in with OAuth (the MCP authorization spec). The client is
+ * pre-registered (`client_id`, optional `client_secret`), named by a client ID metadata document
+ * (`client_metadata_url`), or else registered dynamically. `scopes` are asked for when the server
+ * does not say which it needs.
+ */
+const oauthFields = {
+  auth: z.literal("oauth").optional(),
+  client_id: z.string().min(1).optional(),
+  client_secret: z.string().min(1).optional(),
+  client_metadata_url: z.string().url().startsWith("https://", "must be an https URL").optional(),
+  scopes: z.array(z.string().min(1).regex(/^\S+$/, "one scope, no spaces")).min(1).optional(),
+};
+
 const httpServerSchema = z
   .object({
     type: z.literal("http").optional(),
     url: z.string().min(1),
     headers: z.record(z.string(), z.string()).default({}),
+    /**
+     * With `"auth": "oauth"`: `user`, each person signs in and the server acts as them; `shared`
+     * (default), an admin signs in once for the deployment.
+     */
+    scope: z.enum(["shared", "user"]).optional(),
+    ...oauthFields,
     ...common,
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    const oauthOnly = ["client_id", "client_secret", "client_metadata_url", "scopes"] as const;
+    for (const f of oauthOnly)
+      if (s[f] !== undefined && s.auth !== "oauth")
+        ctx.addIssue({ code: "custom", path: [f], message: `is only for "auth": "oauth" servers` });
+    if (s.client_secret && !s.client_id)
+      ctx.addIssue({ code: "custom", path: ["client_secret"], message: "needs client_id" });
+    if (s.scope === "user" && s.auth !== "oauth")
+      ctx.addIssue({
+        code: "custom",
+        path: ["scope"],
+        message: `"user" on a url server needs "auth": "oauth" (each person signs in)`,
+      });
+  });
+
+/** A server's OAuth settings as the manifest gives them. */
+export type OAuthSettings = Pick<
+  z.infer<typeof httpServerSchema>,
+  "client_id" | "client_secret" | "client_metadata_url" | "scopes"
+>;
 
 export const manifestSchema = z
   .object({
@@ -176,5 +216,9 @@ export function resolveServerSpec(
     ...spec,
     url: resolveValue(spec.url, env, alias, "url"),
     headers: resolveRecord(spec.headers, env, alias, "headers"),
+    ...(spec.client_id ? { client_id: resolveValue(spec.client_id, env, alias, "client_id") } : {}),
+    ...(spec.client_secret
+      ? { client_secret: resolveValue(spec.client_secret, env, alias, "client_secret") }
+      : {}),
   };
 }

@@ -4,6 +4,7 @@
  * throws from `start`; failures become warnings. Its transport is `server-transport.ts`; the
  * requests themselves are `server-calls.ts`.
  */
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -51,6 +52,8 @@ export interface ServerConnectionOptions {
   /** The tool list changed (refresh, restart). */
   onToolsChanged: () => void;
   onWarning: (message: string) => void;
+  /** An `"auth": "oauth"` server's credentials for whoever this connection acts as. */
+  authProvider?: OAuthClientProvider;
 }
 
 export interface ServerConnection {
@@ -122,10 +125,17 @@ export function createServerConnection(opts: ServerConnectionOptions): ServerCon
       }
     }, opts.spawnTimeoutMs);
     try {
-      transport = await openTransport(sdk, alias, spec, opts.env, (text) => {
-        // Keep the tail of stderr: it is what explains a crash or a failed start.
-        stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-      });
+      transport = await openTransport(
+        sdk,
+        alias,
+        spec,
+        opts.env,
+        (text) => {
+          // Keep the tail of stderr: it is what explains a crash or a failed start.
+          stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+        },
+        opts.authProvider,
+      );
       c.onclose = () => {
         // Only a server that was serving can die; one that exits while starting fails `connect`.
         if (gen !== generation || status !== "ready") return;

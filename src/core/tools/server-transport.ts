@@ -5,18 +5,23 @@
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { noteToolCallIds } from "./cancel.js";
 import { isStdio, resolveServerSpec, type ServerSpec } from "./manifest.js";
 import type { McpSdk } from "./mcp-sdk.js";
 
-/** `onStderr` gets a stdio child's stderr as it comes: it is what explains a crash or a failed start. */
+/**
+ * `onStderr` gets a stdio child's stderr as it comes: it is what explains a crash or a failed start.
+ * `authProvider`: an `"auth": "oauth"` server's credentials (the SDK runs the OAuth flow with it).
+ */
 export async function openTransport(
   sdk: McpSdk,
   alias: string,
   spec: ServerSpec,
   env: Readonly<Record<string, string | undefined>>,
   onStderr: (text: string) => void,
+  authProvider?: OAuthClientProvider,
 ): Promise<Transport> {
   const resolved = resolveServerSpec(alias, spec, env);
   if (isStdio(resolved)) {
@@ -35,6 +40,7 @@ export async function openTransport(
   return noteToolCallIds(
     new sdk.StreamableHTTPClientTransport(new URL(resolved.url), {
       requestInit: { headers: resolved.headers },
+      ...(authProvider ? { authProvider } : {}),
     }),
   );
 }

@@ -1,0 +1,83 @@
+/**
+ * The MCP SDK's `OAuthClientProvider` for one (principal, server), backed by the vault: the SDK does
+ * discovery, registration, PKCE, the resource indicator, refresh and scope step-up; this only keeps
+ * what it hands over. Registration is the manifest's pre-registered client, else its client ID
+ * metadata document URL, else dynamic registration (saved per principal and server).
+ *
+ * A flow's `state` and verifier are recorded together by `redirectToAuthorization`, bound to the
+ * principal and server; the callback (`sign-in.ts`) takes them back once.
+ */
+import { randomBytes } from "node:crypto";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthSettings } from "../manifest.js";
+import type { OAuthPrincipal, OAuthVault } from "./vault.js";
+
+export interface ProviderOptions {
+  vault: OAuthVault;
+  principal: OAuthPrincipal;
+  alias: string;
+  settings: OAuthSettings;
+  redirectUrl: string;
+  /** A flow started: the URL the person must open (never logged, never shown to the model). */
+  onAuthorizationUrl(url: URL): void;
+  /** The callback is finishing this flow: its verifier, taken from the vault with its state. */
+  verifier?: string;
+}
+
+export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
+  const { vault, principal, alias, settings } = o;
+  let state: string | undefined;
+  let verifier: string | undefined = o.verifier;
+  const preRegistered: OAuthClientInformationMixed | undefined = settings.client_id
+    ? {
+        client_id: settings.client_id,
+        ...(settings.client_secret ? { client_secret: settings.client_secret } : {}),
+      }
+    : undefined;
+  const metadata: OAuthClientMetadata = {
+    client_name: "Neo",
+    redirect_uris: [o.redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: settings.client_secret ? "client_secret_basic" : "none",
+    ...(settings.scopes?.length ? { scope: settings.scopes.join(" ") } : {}),
+  };
+  return {
+    get redirectUrl() {
+      return o.redirectUrl;
+    },
+    ...(settings.client_metadata_url ? { clientMetadataUrl: settings.client_metadata_url } : {}),
+    get clientMetadata() {
+      return metadata;
+    },
+    state: () => {
+      state = randomBytes(24).toString("base64url");
+      return state;
+    },
+    clientInformation: async () => preRegistered ?? (await vault.client(principal, alias)),
+    saveClientInformation: (info: OAuthClientInformationMixed) => vault.saveClient(principal, alias, info),
+    tokens: (): Promise<OAuthTokens | undefined> => vault.tokens(principal, alias),
+    saveTokens: (tokens: OAuthTokens) => vault.saveTokens(principal, alias, tokens),
+    saveCodeVerifier: (v: string) => {
+      verifier = v;
+    },
+    codeVerifier: () => {
+      if (!verifier) throw new Error(`no sign-in to "${alias}" in progress`);
+      return verifier;
+    },
+    redirectToAuthorization: async (url: URL) => {
+      if (!state || !verifier) throw new Error("authorization started without state or verifier");
+      await vault.begin(state, principal, alias, verifier);
+      o.onAuthorizationUrl(url);
+    },
+    invalidateCredentials: async (scope) => {
+      if (scope === "verifier" || scope === "discovery") return;
+      await vault.clear(principal, alias, scope === "all" ? "all" : scope);
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Signing in to OAuth-protected MCP servers, for the chat layer and the callback route: start a
+ * person's (or the deployment's) flow, finish it from the redirect, say who is not signed in where,
+ * disconnect (revoking per RFC 7009 where the server supports it) and erase a person's tokens.
+ */
+import {
+  auth,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type OAuthClientProvider,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import type { UserKey } from "../../keys.js";
+import type { OAuthSettings } from "../manifest.js";
+import { createOAuthProvider } from "./provider.js";
+import { DEPLOYMENT, type OAuthPrincipal, type OAuthVault, principalId } from "./vault.js";
+
+export const CALLBACK_PATH = "/mcp/oauth/callback";
+
+export interface OAuthServer {
+  url: string;
+  settings: OAuthSettings;
+  /** `user`: each person signs in; else the deployment does. */
+  perUser: boolean;
+}
+
+export type CallbackOutcome = { ok: true; alias: string } | { ok: false; reason: string };
+
+export interface OAuthConnections {
+  /** The provider a server's transport authenticates with, for `principal`. */
+  provider(principal: OAuthPrincipal, alias: string, onUrl?: (url: URL) => void): OAuthClientProvider;
+  /** Start signing `user` in to `alias` (the deployment for a shared server): the URL to send them privately; undefined when already signed in. */
+  beginSignIn(user: UserKey | undefined, alias: string): Promise<string | undefined>;
+  /** The redirect came back: finish the flow `state` names, once. Nothing is stored when refused. */
+  complete(state: string, code: string): Promise<CallbackOutcome>;
+  /** The per-person OAuth servers `user` has not signed in to: a turn leaves their tools out. */
+  unauthorized(user: UserKey): Promise<string[]>;
+  connected(user: UserKey): Promise<string[]>;
+  disconnect(user: UserKey | undefined, alias: string): Promise<void>;
+  eraseTokens(user: UserKey): Promise<void>;
+  /** Whether `alias` is an OAuth server signed in per person. */
+  perUser(alias: string): boolean;
+}
+
+export interface OAuthConnectionsOptions {
+  vault: OAuthVault;
+  servers: ReadonlyMap<string, OAuthServer>;
+  /** `NEO_PUBLIC_URL` + `CALLBACK_PATH`. */
+  redirectUrl: string;
+}
+
+export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnections {
+  const principalOf = (alias: string, user: UserKey | undefined): OAuthPrincipal => {
+    if (!o.servers.get(alias)?.perUser) return DEPLOYMENT;
+    if (!user) throw new Error(`server "${alias}" signs in each person: a user is needed`);
+    return { kind: "user", user };
+  };
+  const server = (alias: string): OAuthServer => {
+    const s = o.servers.get(alias);
+    if (!s) throw new Error(`no OAuth server "${alias}" in the manifest`);
+    return s;
+  };
+  const provider = (
+    principal: OAuthPrincipal,
+    alias: string,
+    onUrl?: (url: URL) => void,
+    verifier?: string,
+  ) =>
+    createOAuthProvider({
+      vault: o.vault,
+      principal,
+      alias,
+      settings: server(alias).settings,
+      redirectUrl: o.redirectUrl,
+      onAuthorizationUrl: onUrl ?? (() => {}),
+      ...(verifier ? { verifier } : {}),
+    });
+
+  async function revoke(principal: OAuthPrincipal, alias: string): Promise<void> {
+    const tokens = await o.vault.tokens(principal, alias);
+    if (!tokens) return;
+    const { url } = server(alias);
+    try {
+      const prm = await discoverOAuthProtectedResourceMetadata(url).catch(() => undefined);
+      const issuer = prm?.authorization_servers?.[0] ?? new URL("/", url).href;
+      const meta = await discoverAuthorizationServerMetadata(issuer);
+      const endpoint = meta && "revocation_endpoint" in meta ? meta.revocation_endpoint : undefined;
+      if (!endpoint) return;
+      const client = await provider(principal, alias).clientInformation();
+      for (const [token, hint] of [
+        [tokens.refresh_token, "refresh_token"],
+        [tokens.access_token, "access_token"],
+      ] as const) {
+        if (!token) continue;
+        const body = new URLSearchParams({ token, token_type_hint: hint });
+        const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+        if (client?.client_secret)
+          headers.authorization = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString("base64")}`;
+        else if (client) body.set("client_id", client.client_id);
+        await fetch(endpoint, { method: "POST", headers, body });
+      }
+    } catch {
+      // Revocation is best effort (RFC 7009 lets a server refuse); the tokens are deleted regardless.
+    }
+  }
+
+  async function disconnectPrincipal(principal: OAuthPrincipal, alias: string): Promise<void> {
+    await revoke(principal, alias);
+    await o.vault.clear(principal, alias, "tokens");
+  }
+
+  return {
+    provider: (principal, alias, onUrl) => provider(principal, alias, onUrl),
+    async beginSignIn(user, alias) {
+      let url: URL | undefined;
+      const result = await auth(
+        provider(principalOf(alias, user), alias, (u) => {
+          url = u;
+        }),
+        { serverUrl: server(alias).url },
+      );
+      return result === "REDIRECT" ? url?.href : undefined;
+    },
+    async complete(state, code) {
+      const pending = await o.vault.take(state);
+      if (!pending || !o.servers.has(pending.alias))
+        return {
+          ok: false,
+          reason: "This sign-in link is unknown, already used or expired. Ask Neo for a new one.",
+        };
+      const principal: OAuthPrincipal =
+        pending.principalId === principalId(DEPLOYMENT)
+          ? DEPLOYMENT
+          : { kind: "user", user: pending.principalId };
+      try {
+        const p = provider(principal, pending.alias, undefined, pending.verifier);
+        const result = await auth(p, { serverUrl: server(pending.alias).url, authorizationCode: code });
+        if (result !== "AUTHORIZED") return { ok: false, reason: "The server did not sign you in." };
+        return { ok: true, alias: pending.alias };
+      } catch {
+        // The code was not issued for this flow (another person's, or reused): the exchange fails.
+        return { ok: false, reason: "The server refused this sign-in. Ask Neo for a new link." };
+      }
+    },
+    async unauthorized(user) {
+      const principal: OAuthPrincipal = { kind: "user", user };
+      const out: string[] = [];
+      for (const [alias, s] of o.servers)
+        if (s.perUser && !(await o.vault.tokens(principal, alias))) out.push(alias);
+      return out;
+    },
+    connected: (user) => o.vault.connected({ kind: "user", user }),
+    disconnect: (user, alias) => disconnectPrincipal(principalOf(alias, user), alias),
+    async eraseTokens(user) {
+      const principal: OAuthPrincipal = { kind: "user", user };
+      for (const alias of await o.vault.connected(principal)) await disconnectPrincipal(principal, alias);
+      for (const alias of o.servers.keys()) await o.vault.clear(principal, alias, "all");
+    },
+    perUser: (alias) => o.servers.get(alias)?.perUser === true,
+  };
+}

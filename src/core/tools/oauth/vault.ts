@@ -1,0 +1,115 @@
+/**
+ * Where OAuth credentials live in the store, per (principal, server): tokens and the client's
+ * registration, sealed (`seal.ts`); and sign-in flows in progress by `state`, each bound to the
+ * principal and server that started it, with its PKCE verifier, single use and expiring. Keys carry
+ * the principal's hash tag like every per-user key (`keys.ts`).
+ */
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { z } from "zod";
+import type { Store } from "../../../store/types.js";
+import { cortexOwner, hashTag, type UserKey } from "../../keys.js";
+import { open, type SealKey, seal } from "./seal.js";
+
+/** Whose credentials: one person's (`scope: user` servers) or the deployment's. */
+export type OAuthPrincipal = { kind: "user"; user: UserKey } | { kind: "deployment" };
+
+export const DEPLOYMENT: OAuthPrincipal = { kind: "deployment" };
+/** A sign-in link is good for this long. */
+export const STATE_TTL_MS = 10 * 60_000;
+const PREFIX = "mcp:oauth";
+
+/** The store id of a principal: a person is one across a platform's places (`cortexOwner`). */
+export function principalId(p: OAuthPrincipal): string {
+  return p.kind === "user" ? cortexOwner(p.user) : "@deployment";
+}
+
+export function credentialKey(p: OAuthPrincipal, alias: string): string {
+  return `${PREFIX}:cred:${hashTag(principalId(p))}:${alias}`;
+}
+const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
+
+const sealedRecord = z.object({ tokens: z.string().optional(), client: z.string().optional() });
+const pendingSchema = z.object({
+  principal: z.string(),
+  alias: z.string(),
+  verifier: z.string(),
+  expiresAt: z.number(),
+});
+export type PendingSignIn = { principalId: string; alias: string; verifier: string };
+
+export interface OAuthVault {
+  tokens(p: OAuthPrincipal, alias: string): Promise<OAuthTokens | undefined>;
+  saveTokens(p: OAuthPrincipal, alias: string, tokens: OAuthTokens): Promise<void>;
+  client(p: OAuthPrincipal, alias: string): Promise<OAuthClientInformationMixed | undefined>;
+  saveClient(p: OAuthPrincipal, alias: string, info: OAuthClientInformationMixed): Promise<void>;
+  /** Forget tokens (`tokens`), the registration (`client`) or both (`all`). */
+  clear(p: OAuthPrincipal, alias: string, what: "tokens" | "client" | "all"): Promise<void>;
+  /** Aliases `p` holds tokens for. */
+  connected(p: OAuthPrincipal): Promise<string[]>;
+  /** Record a flow started by `p` on `alias`. */
+  begin(state: string, p: OAuthPrincipal, alias: string, verifier: string): Promise<void>;
+  /** The flow of `state`, removed (single use); undefined when unknown, used or expired. */
+  take(state: string): Promise<PendingSignIn | undefined>;
+}
+
+export function createOAuthVault(store: Store, key: SealKey, now: () => number = Date.now): OAuthVault {
+  async function read(p: OAuthPrincipal, alias: string) {
+    return sealedRecord.parse((await store.get(credentialKey(p, alias))) ?? {});
+  }
+  async function write(p: OAuthPrincipal, alias: string, rec: z.infer<typeof sealedRecord>) {
+    if (!rec.tokens && !rec.client) await store.delete(credentialKey(p, alias));
+    else await store.set(credentialKey(p, alias), rec);
+  }
+  return {
+    async tokens(p, alias) {
+      const t = (await read(p, alias)).tokens;
+      return t ? (JSON.parse(open(key, t)) as OAuthTokens) : undefined;
+    },
+    async saveTokens(p, alias, tokens) {
+      await write(p, alias, { ...(await read(p, alias)), tokens: seal(key, JSON.stringify(tokens)) });
+    },
+    async client(p, alias) {
+      const c = (await read(p, alias)).client;
+      return c ? (JSON.parse(open(key, c)) as OAuthClientInformationMixed) : undefined;
+    },
+    async saveClient(p, alias, info) {
+      await write(p, alias, { ...(await read(p, alias)), client: seal(key, JSON.stringify(info)) });
+    },
+    async clear(p, alias, what) {
+      const rec = await read(p, alias);
+      await write(p, alias, {
+        tokens: what === "client" ? rec.tokens : undefined,
+        client: what === "tokens" ? rec.client : undefined,
+      });
+    },
+    async connected(p) {
+      const prefix = `${PREFIX}:cred:${hashTag(principalId(p))}:`;
+      const keys = await store.keys(prefix);
+      const out: string[] = [];
+      for (const k of keys) {
+        const alias = k.slice(prefix.length);
+        if ((await read(p, alias)).tokens) out.push(alias);
+      }
+      return out.sort();
+    },
+    async begin(state, p, alias, verifier) {
+      const rec = {
+        principal: principalId(p),
+        alias,
+        verifier: seal(key, verifier),
+        expiresAt: now() + STATE_TTL_MS,
+      };
+      await store.set(stateKey(state), rec, STATE_TTL_MS);
+    },
+    async take(state) {
+      if (!/^[A-Za-z0-9_-]{16,128}$/.test(state)) return undefined;
+      const raw = pendingSchema.safeParse(await store.take(stateKey(state)));
+      if (!raw.success || raw.data.expiresAt <= now()) return undefined;
+      return {
+        principalId: raw.data.principal,
+        alias: raw.data.alias,
+        verifier: open(key, raw.data.verifier),
+      };
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * A local OAuth-protected MCP server for tests: the MCP SDK's own authorization-server router
+ * (`mcpAuthRouter`, with its demo in-memory provider: dynamic registration, PKCE, an authorize
+ * endpoint that approves at once and redirects) and its bearer-token guard in front of a
+ * streamable HTTP MCP server whose one tool, `whoami`, answers with the token it was called with.
+ * Tokens can be revoked (RFC 7009 `/revoke`); `revoked` lists them.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter,
+} from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import express from "express";
+
+export interface OAuthMcpServer {
+  /** The MCP endpoint (`…/mcp`). */
+  url: string;
+  /** Tokens revoked through `/revoke`. */
+  revoked: string[];
+  close(): Promise<void>;
+}
+
+class RevokingProvider extends DemoInMemoryAuthProvider {
+  readonly revoked: string[] = [];
+  async revokeToken(_client: OAuthClientInformationFull, req: OAuthTokenRevocationRequest): Promise<void> {
+    this.revoked.push(req.token);
+  }
+  override async verifyAccessToken(token: string) {
+    if (this.revoked.includes(token)) throw new Error("revoked");
+    return super.verifyAccessToken(token);
+  }
+}
+
+export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
+  const app = express();
+  const http: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const base = new URL(`http://localhost:${(http.address() as AddressInfo).port}`);
+  const mcpUrl = new URL("/mcp", base);
+  const provider = new RevokingProvider();
+  app.use(
+    mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }),
+  );
+  const guard = requireBearerAuth({
+    verifier: provider,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+  });
+  app.post("/mcp", express.json(), guard, async (req, res) => {
+    const server = new McpServer({ name: "oauth-test", version: "1.0.0" });
+    server.registerTool("whoami", { description: "The bearer token of this call" }, async (extra) => ({
+      content: [{ type: "text", text: `token:${extra.authInfo?.token ?? "none"}` }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  return {
+    url: mcpUrl.href,
+    revoked: provider.revoked,
+    close: () => new Promise((resolve) => http.close(() => resolve())),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * OAuth sign-in to a remote MCP server, against a real OAuth-protected MCP server
+ * (test/support/oauth-mcp-server.ts) and Neo's real callback route on a real HTTP server: the test
+ * plays the browser, following the authorization URL's redirect to the callback. Tokens are per
+ * person and sealed at rest; a stolen, replayed or expired state and a callback completing another
+ * person's flow are refused with nothing stored; disconnect revokes (RFC 7009) and deletes.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
+import { sealKey } from "../../src/core/tools/oauth/seal.js";
+import {
+  CALLBACK_PATH,
+  createOAuthConnections,
+  type OAuthConnections,
+} from "../../src/core/tools/oauth/sign-in.js";
+import { createOAuthVault, credentialKey, STATE_TTL_MS } from "../../src/core/tools/oauth/vault.js";
+import { createServerConnection } from "../../src/core/tools/server-connection.js";
+import { startOpsServer } from "../../src/ops/http-server.js";
+import { redactUrls } from "../../src/ops/redact.js";
+import type { Store } from "../../src/store/types.js";
+import { memoryStore } from "../support/memory-store.js";
+import { type OAuthMcpServer, startOAuthMcpServer } from "../support/oauth-mcp-server.js";
+
+const ALICE = "slack:T1:UALICE";
+const BOB = "slack:T1:UBOB";
+
+let mcp: OAuthMcpServer;
+let store: Store;
+let ops: Server;
+let oauth: OAuthConnections;
+let clock = 1_000_000;
+let callbackBase = "";
+
+beforeAll(async () => {
+  mcp = await startOAuthMcpServer();
+  store = await memoryStore();
+  let route: ReturnType<typeof oauthCallbackRoute> | undefined;
+  ops = await startOpsServer(
+    0,
+    [{ path: CALLBACK_PATH, method: "GET", handler: (q, s) => route?.handler(q, s) }],
+    "127.0.0.1",
+  );
+  callbackBase = `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  oauth = createOAuthConnections({
+    vault: createOAuthVault(store, sealKey("test-secret-key-of-enough-length!"), () => clock),
+    servers: new Map([["tracker", { url: mcp.url, settings: {}, perUser: true }]]),
+    redirectUrl: `${callbackBase}${CALLBACK_PATH}`,
+  });
+  route = oauthCallbackRoute(oauth);
+});
+
+afterAll(async () => {
+  await new Promise((r) => ops.close(r));
+  await mcp.close();
+  await store.close();
+});
+
+/** The browser: open the sign-in URL; the authorization server approves and redirects back. */
+async function authorize(url: string): Promise<URL> {
+  const res = await fetch(url, { redirect: "manual" });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get("location")!);
+}
+async function open(callback: URL): Promise<{ status: number; text: string }> {
+  const res = await fetch(callback);
+  return { status: res.status, text: await res.text() };
+}
+/** A callback URL with one parameter taken from another. */
+function withParam(url: URL, name: string, value: string): URL {
+  const u = new URL(url);
+  u.searchParams.set(name, value);
+  return u;
+}
+
+async function whoami(user: string, warnings: string[] = []): Promise<string | undefined> {
+  const conn = createServerConnection({
+    alias: "tracker",
+    spec: { url: mcp.url, headers: {}, auth: "oauth", scope: "user" },
+    env: {},
+    spawnTimeoutMs: 5_000,
+    callTimeoutMs: 5_000,
+    maxRestarts: 0,
+    onToolsChanged: () => {},
+    onWarning: (m) => warnings.push(m),
+    authProvider: oauth.provider({ kind: "user", user }, "tracker"),
+  });
+  await conn.start();
+  try {
+    if (conn.info().status !== "ready") return undefined;
+    const r = await conn.call("whoami", {}, "whoami");
+    return (r.content[0] as { text: string }).text;
+  } finally {
+    await conn.close();
+  }
+}
+
+describe("OAuth sign-in to an MCP server", () => {
+  it("signs Alice in through the callback; her calls carry her token, never Bob's, and it is sealed at rest", async () => {
+    expect(await oauth.unauthorized(ALICE)).toEqual(["tracker"]);
+    const back = await authorize((await oauth.beginSignIn(ALICE, "tracker"))!);
+    expect(back.pathname).toBe(CALLBACK_PATH);
+    const done = await open(back);
+    expect(done).toMatchObject({ status: 200 });
+    expect(done.text).toContain("Signed in");
+    expect(await oauth.unauthorized(ALICE)).toEqual([]);
+    expect(await oauth.connected(ALICE)).toEqual(["tracker"]);
+
+    const aliceToken = (await oauth.provider({ kind: "user", user: ALICE }, "tracker").tokens())!
+      .access_token;
+    expect(await whoami(ALICE)).toBe(`token:${aliceToken}`);
+    // Bob has not signed in: his connection gets no token at all, so it cannot start.
+    expect(await oauth.unauthorized(BOB)).toEqual(["tracker"]);
+    expect(await whoami(BOB)).toBeUndefined();
+    const raw = JSON.stringify(await store.get(credentialKey({ kind: "user", user: ALICE }, "tracker")));
+    expect(raw).not.toContain(aliceToken);
+  });
+
+  it("refuses a replayed, a made-up and an expired state, storing nothing", async () => {
+    const carol = "slack:T1:UCAROL";
+    const back = await authorize((await oauth.beginSignIn(carol, "tracker"))!);
+    expect((await open(withParam(back, "state", "x".repeat(32)))).status).toBe(400);
+    expect(await oauth.connected(carol)).toEqual([]);
+    expect((await open(back)).status).toBe(200);
+    const replay = await open(back);
+    expect(replay.status).toBe(400);
+    expect(replay.text).toContain("already used or expired");
+
+    const dave = "slack:T1:UDAVE";
+    const late = await authorize((await oauth.beginSignIn(dave, "tracker"))!);
+    clock += STATE_TTL_MS + 1;
+    expect((await open(late)).status).toBe(400);
+    expect(await oauth.connected(dave)).toEqual([]);
+  });
+
+  it("refuses a callback that completes another person's flow with their code", async () => {
+    const erin = "slack:T1:UERIN";
+    const frank = "slack:T1:UFRANK";
+    const erinBack = await authorize((await oauth.beginSignIn(erin, "tracker"))!);
+    const frankBack = await authorize((await oauth.beginSignIn(frank, "tracker"))!);
+    // Frank's code under Erin's state: the PKCE verifier bound to Erin's state does not match.
+    const mixed = withParam(erinBack, "code", frankBack.searchParams.get("code")!);
+    expect((await open(mixed)).status).toBe(400);
+    expect(await oauth.connected(erin)).toEqual([]);
+    expect(await oauth.connected(frank)).toEqual([]);
+  });
+
+  it("disconnect revokes the token at the server and deletes it; erasure deletes all", async () => {
+    const gina = "slack:T1:UGINA";
+    await open(await authorize((await oauth.beginSignIn(gina, "tracker"))!));
+    const token = (await oauth.provider({ kind: "user", user: gina }, "tracker").tokens())!.access_token;
+    await oauth.disconnect(gina, "tracker");
+    expect(mcp.revoked).toContain(token);
+    expect(await oauth.connected(gina)).toEqual([]);
+    await open(await authorize((await oauth.beginSignIn(gina, "tracker"))!));
+    await oauth.eraseTokens(gina);
+    expect(await oauth.connected(gina)).toEqual([]);
+    expect(await store.keys(credentialKey({ kind: "user", user: gina }, ""))).toEqual([]);
+  });
+
+  it("puts no token, code or state in a warning or a logged callback URL", async () => {
+    const hana = "slack:T1:UHANA";
+    const warnings: string[] = [];
+    expect(await whoami(hana, warnings)).toBeUndefined();
+    const url = (await oauth.beginSignIn(hana, "tracker"))!;
+    const back = await authorize(url);
+    await open(back);
+    const token = (await oauth.provider({ kind: "user", user: hana }, "tracker").tokens())!.access_token;
+    await whoami(hana, warnings);
+    const lines = [...warnings, redactUrls(back.href), redactUrls(url)].join("\n");
+    expect(lines.length).toBeGreaterThan(0);
+    for (const secret of [token, back.searchParams.get("code")!, back.searchParams.get("state")!])
+      expect(lines).not.toContain(secret);
+  });
+});
