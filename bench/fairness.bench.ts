@@ -16,7 +16,6 @@ import { loadConfig } from "../src/config.js";
 import { createAgent } from "../src/core/agent/agent.js";
 import { createConversations } from "../src/core/conversations/create-conversations.js";
 import { conversationLimits } from "../src/core/conversations/limits.js";
-import type { BucketLimits } from "../src/core/conversations/token-bucket.js";
 import type {
   ConversationIO,
   ConversationsService,
@@ -24,6 +23,7 @@ import type {
 } from "../src/core/conversations/types.js";
 import { setLogLevel } from "../src/core/log.js";
 import { createStore } from "../src/store/create-store.js";
+import type { BucketLimits } from "../src/store/types.js";
 import { agentDeps, fixedLatencyModel } from "./support/fixed-model.js";
 import type { BenchSection } from "./types.js";
 

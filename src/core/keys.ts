@@ -119,3 +119,11 @@ export function cortexOwner(user: UserKey): UserKey {
 export function rateBudgetKey(platform: Platform, ...parts: string[]): string {
   return ["rate", platform, ...parts].map(enc).join(":");
 }
+
+/**
+ * `rate:user:{<user key>}`: the store key of one user's turn bucket (Store.takeToken), shared by
+ * every instance; hash-tagged with the user like the user's other keys.
+ */
+export function userTurnsKey(user: UserKey): string {
+  return `rate:user:${hashTag(user)}`;
+}

@@ -12,6 +12,7 @@ import { Keyv, type KeyvStoreAdapter } from "keyv";
 import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
 import { createRateWindows } from "./rate-window.js";
+import { createTokenBuckets } from "./token-bucket.js";
 import type { Expiry, Store } from "./types.js";
 
 export interface FileStoreOptions {
@@ -51,6 +52,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   let purgeAt = PURGE_AT;
   // Not logged: a rate window outlives no process, and one process is all the file store serves.
   const rateWindows = createRateWindows(now);
+  const tokenBuckets = createTokenBuckets(now);
 
   const apply = (op: LogOp): void => {
     switch (op.o) {
@@ -256,6 +258,10 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     rateWindow: async (key, op) => {
       if (closed) throw new Error("file store is closed");
       return rateWindows(key, op);
+    },
+    takeToken: async (key, limits) => {
+      if (closed) throw new Error("file store is closed");
+      return tokenBuckets(key, limits);
     },
     incr: async (key, by = 1) => {
       const entry = liveValue(key);

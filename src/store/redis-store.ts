@@ -53,6 +53,26 @@ end
 return 0`;
 
 /**
+ * token-bucket.ts's takeToken on one hash (`tokens`, `at`), timed by the server's clock (TIME).
+ * ARGV: 1 = per minute, 2 = burst. Returns 0 (taken) or the ms until a token is there. The key
+ * expires once the bucket would be full again.
+ */
+const TAKE_TOKEN = `local perMs, burst = tonumber(ARGV[1]) / 60000, tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local v = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(v[1]) or burst, tonumber(v[2]) or now
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * perMs)
+  at = now
+end
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / perMs)) end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%d', at))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
+return wait`;
+
+/**
  * rate-window.ts's steps on one sorted set: members are entry ids scored as rate-window.ts scores
  * them, plus `#block` and `#wanted` scored with the time they end. Timed by the server's clock
  * (TIME), so every host agrees. ARGV: 1 = op, 2 = window ms, 3 = id or block ms, 4 = limit,
@@ -271,6 +291,15 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
                 ];
         return Number(await client.eval(RATE_WINDOW, { keys: [k(key)], arguments: args }));
       }),
+    takeToken: (key, limits) =>
+      run("takeToken", async () =>
+        Number(
+          await client.eval(TAKE_TOKEN, {
+            keys: [k(key)],
+            arguments: [String(limits.perMinute), String(limits.burst)],
+          }),
+        ),
+      ),
     incr: (key, by = 1) => run("incr", () => client.incrBy(k(key), by)),
     append: <T>(key: string, items: readonly T[], expiry?: Expiry) =>
       run("append", async () => {

@@ -7,8 +7,10 @@
  * `undefined`), and `healthy()` is false until it is reachable again.
  */
 import type { RateWindowOp } from "./rate-window.js";
+import type { BucketLimits } from "./token-bucket.js";
 
 export type { RateWindowOp } from "./rate-window.js";
+export type { BucketLimits } from "./token-bucket.js";
 
 /**
  * Keys that expire together: the write that carries it gives each of `keys` that exists (value or
@@ -68,6 +70,12 @@ export interface Store {
    * process and host spends one budget. The file store keeps windows in memory (one process).
    */
   rateWindow(key: string, op: RateWindowOp): Promise<number>;
+  /**
+   * Atomic: take one token from the bucket at `key` (token-bucket.ts; a fresh key is a full bucket).
+   * 0 = taken; else the ms until a token is there. Redis: one script on one key, timed by the Redis
+   * server's clock, so every process spends one bucket. The file store keeps buckets in memory.
+   */
+  takeToken(key: string, limits: BucketLimits): Promise<number>;
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
   /**

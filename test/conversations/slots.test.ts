@@ -4,13 +4,18 @@
  * turn by at most one running turn; a user's burst beyond their bucket waits for the refill, is told
  * once, and loses nothing.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   createSlots,
   type SlotClock,
   type SlotGrant,
   SlotsClosedError,
 } from "../../src/core/conversations/slots.js";
+import { createFileStore } from "../../src/store/file-store.js";
+import type { BucketLimits, Store } from "../../src/store/types.js";
 
 /** A clock that only moves when told to, firing what falls due. */
 function manualClock(): SlotClock & { advance(ms: number): void } {
@@ -36,8 +41,24 @@ function manualClock(): SlotClock & { advance(ms: number): void } {
 
 const ROOMY = { perMinute: 1_000_000, burst: 1_000_000 };
 
+const opened: Array<{ store: Store; dir: string }> = [];
+afterEach(async () => {
+  for (const { store, dir } of opened.splice(0)) {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** Slots whose users' buckets are in an embedded store on the test's clock. */
+async function slotsOn(size: number, bucket: BucketLimits, clock: SlotClock) {
+  const dir = await mkdtemp(join(tmpdir(), "neo-slots-"));
+  const store = await createFileStore({ dataDir: dir, prefix: "t:", now: clock.now });
+  opened.push({ store, dir });
+  return createSlots({ size, clock, takeToken: (user) => store.takeToken(`rate:user:${user}`, bucket) });
+}
+
 /** Acquire, recording the order of grants under `label`. */
-function taker(slots: ReturnType<typeof createSlots>, order: string[]) {
+function taker(slots: Awaited<ReturnType<typeof slotsOn>>, order: string[]) {
   const grants = new Map<string, SlotGrant>();
   const queued = new Map<string, number>();
   const throttled = new Map<string, number>();
@@ -65,9 +86,13 @@ const settle = () => new Promise((r) => setImmediate(r));
 describe("turn slots shared fairly across users", () => {
   it("gives a freed slot to a user with nothing running before a user with a backlog", async () => {
     const order: string[] = [];
-    const slots = createSlots({ size: 2, bucket: ROOMY, clock: manualClock() });
+    const slots = await slotsOn(2, ROOMY, manualClock());
     const t = taker(slots, order);
-    for (let i = 1; i <= 6; i++) t.ask(`a${i}`, "alice");
+    // Alice's first two take the slots (each takes her token from the store first), then she asks more.
+    t.ask("a1", "alice");
+    t.ask("a2", "alice");
+    await settle();
+    for (let i = 3; i <= 6; i++) t.ask(`a${i}`, "alice");
     t.ask("b1", "bob");
     await settle();
     expect(order).toEqual(["a1", "a2"]);
@@ -88,7 +113,7 @@ describe("turn slots shared fairly across users", () => {
 
   it("with one slot, alternates: the user just served goes behind a user not served yet", async () => {
     const order: string[] = [];
-    const slots = createSlots({ size: 1, bucket: ROOMY, clock: manualClock() });
+    const slots = await slotsOn(1, ROOMY, manualClock());
     const t = taker(slots, order);
     for (const label of ["a1", "a2", "a3"]) t.ask(label, "alice");
     t.ask("b1", "bob");
@@ -104,7 +129,7 @@ describe("turn slots shared fairly across users", () => {
 
   it("among users with the same running count, serves the one waiting longest", async () => {
     const order: string[] = [];
-    const slots = createSlots({ size: 1, bucket: ROOMY, clock: manualClock() });
+    const slots = await slotsOn(1, ROOMY, manualClock());
     const t = taker(slots, order);
     t.ask("x", "xena");
     t.ask("b1", "bob");
@@ -123,9 +148,10 @@ describe("turn slots shared fairly across users", () => {
   it("holds a burst beyond the bucket for the refill, tells it once, and drops nothing", async () => {
     const clock = manualClock();
     const order: string[] = [];
-    const slots = createSlots({ size: 10, bucket: { perMinute: 60, burst: 2 }, clock });
+    const slots = await slotsOn(10, { perMinute: 60, burst: 2 }, clock);
     const t = taker(slots, order);
     for (let i = 1; i <= 5; i++) t.ask(`a${i}`, "alice");
+    await settle();
     t.ask("b1", "bob");
     await settle();
     // Two from the burst, and Bob at once: the slots are free, only Alice's bucket is empty.
@@ -151,7 +177,7 @@ describe("turn slots shared fairly across users", () => {
   it("a throttled user never holds a slot another user could use", async () => {
     const clock = manualClock();
     const order: string[] = [];
-    const slots = createSlots({ size: 1, bucket: { perMinute: 6, burst: 1 }, clock });
+    const slots = await slotsOn(1, { perMinute: 6, burst: 1 }, clock);
     const t = taker(slots, order);
     t.ask("a1", "alice");
     t.ask("a2", "alice");
@@ -162,13 +188,15 @@ describe("turn slots shared fairly across users", () => {
     // Alice's next turn waits 10 s for a token; Bob's goes now.
     expect(order).toEqual(["a1", "b1"]);
     t.grants.get("b1")!.release();
+    await settle();
+    expect(order).toEqual(["a1", "b1"]);
     clock.advance(10_000);
     await settle();
     expect(order).toEqual(["a1", "b1", "a2"]);
   });
 
   it("close refuses every waiter and every later caller", async () => {
-    const slots = createSlots({ size: 1, bucket: ROOMY, clock: manualClock() });
+    const slots = await slotsOn(1, ROOMY, manualClock());
     await slots.acquire({ user: "u" });
     const waiting = slots.acquire({ user: "v" });
     slots.close();

@@ -6,6 +6,7 @@
  * This file wires the pieces and takes messages in; the workers, the sweep, the controls and the
  * notices are their own files.
  */
+import { userTurnsKey } from "../keys.js";
 import { log } from "../log.js";
 import { ConversationBusyError, compactWindow, failControls, resetWindow } from "./controls.js";
 import { parseInbound } from "./inbound.js";
@@ -25,7 +26,10 @@ export function createConversations(options: ConversationsOptions): Conversation
   const journal = createJournal(store, limits.dedupeTtlMs, limits.retentionMs);
   const speakers = createSpeakers(store, limits.retentionMs);
   const leases = createLeases(store, instanceId, limits.leaseMs);
-  const slots = createSlots({ size: limits.maxConcurrentTurns, bucket: limits.userTurns });
+  const slots = createSlots({
+    size: limits.maxConcurrentTurns,
+    takeToken: (user) => store.takeToken(userTurnsKey(user), limits.userTurns),
+  });
   const workers = createWorkers(options, journal, leases, slots);
   const sweep = createSweep(options, journal, leases, workers);
   const { threads, thread, schedule, control, abortTurn } = workers;

@@ -4,20 +4,20 @@
  * running, among equals the one served least recently (round robin), then the one waiting longest,
  * so one user's backlog never holds another user's first turn back by more than one running turn.
  * A slot is for model work: a turn whose answer only waits for the platform hands it on
- * (`handOff`), and still counts as its user's until it ends. Each user also has a token bucket
- * (`bucket`): a turn starts only with a token, so a burst beyond it waits for the refill; the first
- * waiter of such a burst hears it once (`onThrottled`), and nothing is dropped. A user's own turns
- * start in the order they asked.
+ * (`handOff`), and still counts as its user's until it ends. Each user also has a token bucket in
+ * the store, shared by every instance (`takeToken`): a turn granted a slot first takes its user's
+ * token (one round trip); a user who is over gives the slot back at once and waits for the refill
+ * without holding one, the first waiter of such a burst hears it once (`onThrottled`), and nothing
+ * is dropped. A user's own turns start in the order they asked (one take in flight per user).
  */
 import type { UserKey } from "../keys.js";
-import { type BucketLimits, createTokenBucket, type TokenBucket } from "./token-bucket.js";
 
 export interface SlotRequest {
   /** Whose turn it is (the requester); the key fairness and the bucket are kept by. */
   user: UserKey;
   /**
-   * No slot is free: `position` in line at the current pace (1 = next). Not called when the turn
-   * waits for its user's tokens (throttled: told once, by `onThrottled`).
+   * No slot is free: `position` in line at the current pace (1 = next). Not called while its user
+   * waits for a token (throttled: told once, by `onThrottled`).
    */
   onQueued?(position: number): void;
   /** The user's bucket is empty: told to the first waiter of a burst only, with the wait for a token. */
@@ -59,7 +59,8 @@ export interface SlotClock {
 
 export interface SlotsOptions {
   size: number;
-  bucket: BucketLimits;
+  /** Take one of `user`'s turn tokens: 0 = taken, else the ms until one is there (Store.takeToken). */
+  takeToken(user: UserKey): Promise<number>;
   clock?: SlotClock;
 }
 
@@ -75,7 +76,10 @@ interface Waiter {
 }
 
 interface UserState {
-  bucket: TokenBucket;
+  /** Over their rate until then (the store said so): nothing of theirs is granted before. */
+  blockedUntil: number;
+  /** A turn of theirs holds a slot while it takes a token. */
+  taking: boolean;
   running: number;
   queue: Waiter[];
   /** This burst was told it is throttled (reset once the user has nothing waiting). */
@@ -111,7 +115,8 @@ export function createSlots(opts: SlotsOptions): Slots {
     if (!u) {
       if (users.size >= SWEEP_AT) sweep();
       u = {
-        bucket: createTokenBucket(opts.bucket, clock.now()),
+        blockedUntil: 0,
+        taking: false,
         running: 0,
         queue: [],
         told: false,
@@ -125,7 +130,7 @@ export function createSlots(opts: SlotsOptions): Slots {
   const sweep = () => {
     const now = clock.now();
     for (const [k, u] of users) {
-      if (u.running === 0 && u.queue.length === 0 && u.bucket.full(now)) users.delete(k);
+      if (u.running === 0 && u.queue.length === 0 && !u.taking && u.blockedUntil <= now) users.delete(k);
     }
   };
 
@@ -150,7 +155,7 @@ export function createSlots(opts: SlotsOptions): Slots {
   const next = (now: number): UserState | undefined => {
     let best: UserState | undefined;
     for (const u of users.values()) {
-      if (u.queue.length === 0 || u.bucket.level(now) < 1) continue;
+      if (u.queue.length === 0 || u.taking || u.blockedUntil > now) continue;
       if (!best || better(rank(u, u.queue[0]!), rank(best, best.queue[0]!))) best = u;
     }
     return best;
@@ -185,30 +190,62 @@ export function createSlots(opts: SlotsOptions): Slots {
     while (running < opts.size) {
       const u = next(now);
       if (!u) break;
-      u.bucket.take(now);
       const w = u.queue.shift()!;
       waiting--;
       u.running++;
       u.served = ++grants;
       running++;
-      if (u.queue.length === 0) u.told = false;
-      w.grant(makeGrant(u));
+      u.taking = true;
+      void opts.takeToken(w.req.user).then(
+        (wait) => tokenTaken(u, w, wait),
+        (err: unknown) => {
+          untake(u);
+          w.refuse(err instanceof Error ? err : new Error(String(err)));
+          schedule();
+        },
+      );
     }
-    // Waiters held back by their bucket alone: tell each burst once, and wake at the next token.
+    // Waiters held back by their rate alone: wake at the soonest refill.
     cancelTimer?.();
     cancelTimer = null;
     let soonest = Number.POSITIVE_INFINITY;
     for (const u of users.values()) {
-      if (u.queue.length === 0) continue;
-      const wait = u.bucket.waitMs(now);
-      if (wait === 0) continue;
-      if (!u.told) {
-        u.told = true;
-        u.queue[0]!.req.onThrottled?.(wait);
-      }
-      soonest = Math.min(soonest, wait);
+      if (u.queue.length > 0 && u.blockedUntil > now) soonest = Math.min(soonest, u.blockedUntil - now);
     }
     if (running < opts.size && Number.isFinite(soonest)) cancelTimer = clock.after(soonest, schedule);
+  }
+
+  /** Give back the slot a token take held. */
+  function untake(u: UserState): void {
+    u.taking = false;
+    u.running--;
+    running--;
+  }
+
+  /** The store answered `w`'s take: start it, or put it back at its user's head until the refill. */
+  function tokenTaken(u: UserState, w: Waiter, wait: number): void {
+    if (closed) {
+      untake(u);
+      w.refuse(new SlotsClosedError("no new turns: shutting down"));
+      return;
+    }
+    if (wait === 0) {
+      u.taking = false;
+      if (u.queue.length === 0) u.told = false;
+      w.grant(makeGrant(u));
+      schedule();
+      return;
+    }
+    untake(u);
+    u.blockedUntil = clock.now() + wait;
+    u.queue.unshift(w);
+    waiting++;
+    // The first waiter of a burst hears it once.
+    if (!u.told) {
+      u.told = true;
+      w.req.onThrottled?.(wait);
+    }
+    schedule();
   }
 
   /** Where `w` stands in line if every waiting user had tokens (1 = next). */
@@ -239,10 +276,10 @@ export function createSlots(opts: SlotsOptions): Slots {
         u.queue.push(w);
         waiting++;
         schedule();
-        // Still waiting, and for a slot only: the tokens there are cover every turn of the user's
-        // up to this one (tokens are taken when a turn starts). One beyond them is throttled instead.
-        if (u.queue.at(-1) === w && u.bucket.level(clock.now()) >= u.queue.length)
-          req.onQueued?.(positionOf(w));
+        // Still waiting, and for a slot (not behind its user's token take): a user over their rate
+        // was told that instead.
+        const forSlot = running >= opts.size && u.blockedUntil <= clock.now() && !u.told;
+        if (u.queue.at(-1) === w && forSlot) req.onQueued?.(positionOf(w));
       });
     },
     get running() {
@@ -254,7 +291,7 @@ export function createSlots(opts: SlotsOptions): Slots {
     get throttled() {
       const now = clock.now();
       let n = 0;
-      for (const u of users.values()) if (u.queue.length > 0 && u.bucket.waitMs(now) > 0) n++;
+      for (const u of users.values()) if (u.queue.length > 0 && u.blockedUntil > now) n++;
       return n;
     },
     close() {

@@ -3,7 +3,7 @@
  * per thread, parallel across threads, safe across instances sharing a store.
  */
 
-import type { Store } from "../../store/types.js";
+import type { BucketLimits, Store } from "../../store/types.js";
 import type { AgentState, TurnContext, TurnInput, TurnResult } from "../agent/types.js";
 import type { ApprovalChannel } from "../approvals/types.js";
 import type { FileSource, InboundFile } from "../files/types.js";
@@ -12,7 +12,6 @@ import type { ConversationKey, Platform, Speaker, UserKey } from "../keys.js";
 import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
 import type { FormChannel } from "../tools/elicitation.js";
-import type { BucketLimits } from "./token-bucket.js";
 
 export interface InboundMessage {
   /** Platform id of the message or event (Slack event_id / ts, Discord message id). Dedupe key. */

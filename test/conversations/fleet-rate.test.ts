@@ -1,0 +1,68 @@
+/**
+ * Fair for the whole fleet (issue 31, item 3): three instances sharing one Redis, one user's burst
+ * spread over all three. The user's turn bucket is in the store, so the turns start at the
+ * configured rate (±10 %), not three times it, and another user's turns are not held back by it.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ConversationsService } from "../../src/core/conversations/types.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { createHarness, type Harness, inbound, saysOf } from "./harness.js";
+import { until } from "./worker-process.js";
+
+const redis = await probeRedis();
+const lastUser = (req: { messages: Array<{ role: string; content?: unknown }> }) =>
+  String(req.messages.filter((m) => m.role === "user").at(-1)?.content);
+const thread = (n: string) => `console:local:c:${n}`;
+
+/** 600 turns a minute from a bucket of one: a turn every 100 ms once the first has started. */
+const RATE = { perMinute: 600, burst: 1 };
+const ALICE_TURNS = 16;
+
+describe.skipIf(!redis.ok)("a user's turn rate across three instances", () => {
+  let ep: ScriptedOpenAI;
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+    await ep.close();
+  });
+
+  it("starts a burst spread over 3 instances at the configured rate, and another user's turns meanwhile", async () => {
+    ep = await startScriptedOpenAI();
+    // When each turn reached the model (its first request).
+    const started = new Map<string, number>();
+    ep.fallback((req) => {
+      const text = lastUser(req);
+      if (!started.has(text)) started.set(text, performance.now());
+      return { text: `re: ${text}` };
+    });
+    h = await createHarness(ep, { redisUrl: redis.url, prefix: uniquePrefix("fleet-rate") });
+    const fleet: ConversationsService[] = [];
+    for (const id of ["i1", "i2", "i3"])
+      fleet.push(await h.open({ maxConcurrentTurns: 4, userTurns: RATE }, id));
+
+    for (let i = 1; i <= ALICE_TURNS; i++)
+      await fleet[i % 3]!.submit(inbound(thread(`a${i}`), `alice ${i}`, "alice"));
+    await fleet[1]!.submit(inbound(thread("b1"), "bob 1", "bob"));
+    await fleet[2]!.submit(inbound(thread("b2"), "bob 2", "bob"));
+    await until(
+      "every turn answered",
+      () =>
+        Array.from({ length: ALICE_TURNS }, (_, i) => thread(`a${i + 1}`))
+          .concat(thread("b1"), thread("b2"))
+          .every((t) => saysOf(h.told, t).length === 1),
+      20_000,
+    );
+
+    const alice = [...started].filter(([t]) => t.startsWith("alice")).map(([, at]) => at);
+    expect(alice).toHaveLength(ALICE_TURNS);
+    // The first turn took the one token of the burst; each later one waited for the refill.
+    const spanMs = Math.max(...alice) - Math.min(...alice);
+    const perMinute = ((ALICE_TURNS - 1) * 60_000) / spanMs;
+    expect(perMinute).toBeGreaterThanOrEqual(RATE.perMinute * 0.9);
+    expect(perMinute).toBeLessThanOrEqual(RATE.perMinute * 1.1);
+    // Bob's two turns (his own bucket: one now, one 100 ms later) did not wait behind Alice's line.
+    const order = [...started.keys()];
+    expect(order.indexOf("bob 2")).toBeLessThan(order.indexOf(`alice ${ALICE_TURNS / 2}`));
+  });
+});
