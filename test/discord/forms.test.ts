@@ -127,6 +127,31 @@ describe("Discord forms (MCP elicitation)", () => {
     );
   });
 
+  it("in a /neo ask turn the question is an ephemeral follow-up; the decline reaches the model", async () => {
+    rig = await startRig({ servers: { desk: fixture("elicits") } });
+    const { fake, ep } = rig;
+    ep.script(
+      { reply: { toolCalls: [{ name: "desk__book_table", arguments: {} }] } },
+      { reply: { text: "No table then." } },
+    );
+    await fake.slash({
+      user: fake.alice,
+      sub: "ask",
+      options: [{ name: "text", type: 3, value: "book it" }],
+    });
+    const asked = () =>
+      fake.channelMessages(fake.channel.id).find((m) => m.content.startsWith('**Server "desk" asks:**'));
+    await until("the ephemeral question", () => asked() !== undefined);
+    const form = asked()!;
+    expect(Number(form.flags) & 64).toBe(64); // EPHEMERAL
+    expect(fake.dmWith(fake.alice)).toBeUndefined();
+    await fake.click({ user: fake.alice, message: form, customId: customIds(form)[1]! });
+    const second = await ep.waitForRequest(2);
+    expect(JSON.stringify(second.messages)).toContain(
+      'decline: {}\\n[Alice declined the question \\"Who is the table for?\\" from server \\"desk\\"]',
+    );
+  });
+
   it("a schema beyond a modal's 5 inputs: 5 are asked, the rest named in the message, labels cut to 45", () => {
     const fields: FormField[] = Array.from({ length: 7 }, (_, n) => ({
       name: `f${n}`,
