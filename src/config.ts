@@ -220,9 +220,22 @@ const toolsEnv = z.object({
 
 /** Where durable state lives. */
 const storageEnv = z.object({
-  REDIS_URL: optionalUrl.describe(
-    "Redis store (several instances may share it); unset = the embedded file store under `NEO_DATA_DIR`.",
-  ),
+  REDIS_URL: z
+    .string()
+    .refine((v) => v.split(",").every((u) => z.url().safeParse(u.trim()).success), {
+      message: "must be a URL (with REDIS_CLUSTER=true, comma-separated URLs)",
+    })
+    .optional()
+    .describe(
+      "Redis store (several instances may share it); unset = the embedded file store under `NEO_DATA_DIR`. With `REDIS_CLUSTER=true`, the cluster's seed nodes, comma-separated (`redis://a:6379,redis://b:6379`).",
+    ),
+  REDIS_CLUSTER: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .describe(
+      "`true`: `REDIS_URL` names a Redis Cluster (its seed nodes); every key of a conversation, user or approval shares a hash slot.",
+    ),
   NEO_DATA_DIR: z
     .string()
     .min(1)
@@ -583,6 +596,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "SLACK_APP_TOKEN: the OAuth install serves /slack/install over HTTP; unset it (Socket Mode) or the SLACK_CLIENT_* variables",
     );
   }
+  if (cfg.REDIS_URL?.includes(",") && !cfg.REDIS_CLUSTER) {
+    throw new ConfigError(
+      "REDIS_URL: several URLs name a Redis Cluster's seed nodes; set REDIS_CLUSTER=true",
+    );
+  }
+  if (cfg.REDIS_CLUSTER && !cfg.REDIS_URL) {
+    throw new ConfigError("REDIS_CLUSTER: set REDIS_URL to the cluster's seed nodes, comma-separated");
+  }
   if (cfg.NEO_SOFT_PCT >= cfg.NEO_HARD_PCT) {
     throw new ConfigError(
       `NEO_SOFT_PCT: must be below NEO_HARD_PCT (${cfg.NEO_SOFT_PCT} >= ${cfg.NEO_HARD_PCT})`,
@@ -655,7 +676,7 @@ export function secretsOf(cfg: Config): string[] {
 /** Configured URLs that may carry credentials (their secret parts are redacted by value too). */
 export function urlsOf(cfg: Config): string[] {
   return [
-    cfg.REDIS_URL,
+    ...(cfg.REDIS_URL?.split(",").map((u) => u.trim()) ?? []),
     cfg.OPENAI_BASE_URL,
     cfg.NEO_EXECUTOR_URL,
     cfg.SLACK_API_URL,

@@ -17,13 +17,29 @@ describe("config", () => {
     expect(() => loadConfig({ NEO_WRITEBACK_CONCURRENCY: "0" })).toThrow(/^NEO_WRITEBACK_CONCURRENCY: /);
   });
 
+  it("takes a Redis Cluster as REDIS_CLUSTER=true with comma-separated seed URLs, and only so", () => {
+    const seeds = "redis://10.0.0.1:6379, redis://10.0.0.2:6379";
+    expect(loadConfig({ REDIS_URL: seeds, REDIS_CLUSTER: "true" })).toMatchObject({
+      REDIS_URL: seeds,
+      REDIS_CLUSTER: true,
+    });
+    expect(loadConfig({ REDIS_URL: "redis://r:6379" }).REDIS_CLUSTER).toBe(false);
+    expect(() => loadConfig({ REDIS_URL: seeds })).toThrow(
+      /^REDIS_URL: several URLs .* set REDIS_CLUSTER=true$/,
+    );
+    expect(() => loadConfig({ REDIS_CLUSTER: "true" })).toThrow(/^REDIS_CLUSTER: set REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: "redis://a:1,nope", REDIS_CLUSTER: "true" })).toThrow(
+      /^REDIS_URL: must be a URL/,
+    );
+  });
+
   it("names the variable and what it expects in one line", () => {
     expect(() => loadConfig({ NEO_CONTEXT_WINDOW: "lots" })).toThrow(ConfigError);
     expect(() => loadConfig({ NEO_MAX_CONCURRENT_TURNS: "none" })).toThrow(
       /^NEO_MAX_CONCURRENT_TURNS: .*got "none"/,
     );
     expect(() => loadConfig({ REDIS_URL: "not a url" })).toThrow(
-      /^REDIS_URL: Invalid URL \(the value given\)$/,
+      /^REDIS_URL: must be a URL \(with REDIS_CLUSTER=true, comma-separated URLs\) \(the value given\)$/,
     );
     expect(() => loadConfig({ NEO_SOFT_PCT: "95" })).toThrow(/^NEO_SOFT_PCT: must be below NEO_HARD_PCT/);
   });

@@ -63,6 +63,7 @@ export interface Services {
 export async function createServices(cfg: Config, place: ProcessPlace): Promise<Services> {
   const store = await createStore({
     redisUrl: cfg.REDIS_URL,
+    redisCluster: cfg.REDIS_CLUSTER,
     dataDir: cfg.NEO_DATA_DIR,
     prefix: cfg.NEO_KEY_PREFIX,
     log: log.child({ component: "store", kind: "redis" }),

@@ -8,6 +8,8 @@ import type { Store, StoreLog } from "./types.js";
 export interface CreateStoreOptions {
   /** `REDIS_URL`; unset = the embedded file store under `dataDir`. */
   redisUrl?: string;
+  /** `REDIS_CLUSTER`: `redisUrl` lists a Redis Cluster's seed nodes. */
+  redisCluster?: boolean;
   /** `NEO_DATA_DIR`, used by the file store. */
   dataDir: string;
   /** `NEO_KEY_PREFIX`: namespace for every key. */
@@ -22,6 +24,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   if (opts.redisUrl) {
     return createRedisStore({
       url: opts.redisUrl,
+      cluster: opts.redisCluster,
       prefix: opts.prefix,
       connectWaitMs: opts.connectWaitMs,
       log: opts.log,

@@ -7,7 +7,7 @@ import { createAuditLog } from "../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../src/core/approvals/broker.js";
 import { INTERRUPTED_NOTES } from "../../src/core/approvals/interrupted.js";
 import type { Store } from "../../src/store/types.js";
-import { BACKENDS, type Backend } from "../memory/support/stores.js";
+import { BACKENDS, type Backend, WITH_CLUSTER } from "../memory/support/stores.js";
 import { alice, bob, conversation, transferPlan } from "./support/plans.js";
 import { recordingChannel } from "./support/recording-channel.js";
 
@@ -29,7 +29,7 @@ function broker(
   });
 }
 
-for (const backend of BACKENDS) {
+for (const backend of WITH_CLUSTER) {
   describe.skipIf(backend.skip)(`approval broker on the ${backend.name} store`, () => {
     let be: Backend;
     afterEach(async () => {

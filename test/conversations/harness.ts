@@ -46,18 +46,20 @@ export const LIMITS: ConversationLimits = {
 };
 
 /**
- * `redisUrl`: the conversations keep their state in that Redis instead of the file store.
+ * `redisUrl`: the conversations keep their state in that Redis instead of the file store
+ * (`redisCluster`: a Redis Cluster's seed nodes).
  * `prefix`: the store's key prefix (a shared Redis needs one no other test uses).
  */
 export async function createHarness(
   ep: ScriptedOpenAI,
-  opts: { redisUrl?: string; prefix?: string } = {},
+  opts: { redisUrl?: string; redisCluster?: boolean; prefix?: string } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "neo-conv-"));
   const store = await createStore({
     dataDir: join(dir, "data"),
     prefix: opts.prefix ?? "neo:",
     redisUrl: opts.redisUrl,
+    redisCluster: opts.redisCluster,
   });
   const deps = await createConversationDeps({ endpointUrl: ep.url, gateDir: dir });
   const told: Told[] = [];

@@ -16,7 +16,7 @@ import {
   type ScriptedRequest,
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
-import { BACKENDS, type Backend } from "./support/stores.js";
+import { type Backend, WITH_CLUSTER } from "./support/stores.js";
 
 const ANA = "slack:T1:U_ANA";
 const BEN = "slack:T1:U_BEN";
@@ -74,7 +74,7 @@ function gate() {
   return { held, open };
 }
 
-for (const { name, factory, skip } of BACKENDS) {
+for (const { name, factory, skip } of WITH_CLUSTER) {
   describe.skipIf(skip)(`memory port on ${name}`, () => {
     let backend: Backend;
     let store: Store;

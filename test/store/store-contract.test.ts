@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/types.js";
 import { updateAtomically } from "../../src/store/update.js";
 import { until } from "../memory/support/redis-server.js";
-import { BACKENDS, type Backend } from "../memory/support/stores.js";
+import { type Backend, WITH_CLUSTER } from "../memory/support/stores.js";
 
-for (const { name, factory, skip } of BACKENDS) {
+for (const { name, factory, skip } of WITH_CLUSTER) {
   describe.skipIf(skip)(`Store contract: ${name}`, () => {
     let backend: Backend;
     let store: Store;
@@ -60,25 +60,26 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(await store.get("lease")).toBe("b");
     });
 
+    // Keys of one atomic operation share a hash tag, as src/core/keys.ts makes them: a cluster needs it.
     it("appendOnce: claim, append and marker together; of 50 concurrent callers exactly one appends", async () => {
       await open("once");
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          store.appendOnce("seen:m1", 60_000, "inbox", [{ i }], "pending"),
+          store.appendOnce("{q}seen:m1", 60_000, "{q}inbox", [{ i }], "{q}pending"),
         ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await store.range("inbox", 0, -1)).toEqual([{ i: results.indexOf(true) }]);
-      expect(await store.keys("pending")).toEqual(["pending"]);
+      expect(await store.range("{q}inbox", 0, -1)).toEqual([{ i: results.indexOf(true) }]);
+      expect(await store.keys("{q}pending")).toEqual(["{q}pending"]);
       // Claimed: nothing more is written; once the claim expires the next call appends again.
-      await store.delete("pending");
-      expect(await store.appendOnce("seen:m1", 40, "inbox", [{ i: -1 }], "pending")).toBe(false);
-      expect(await store.length("inbox")).toBe(1);
-      expect(await store.keys("pending")).toEqual([]);
-      expect(await store.appendOnce("seen:m2", 40, "inbox", [{ i: 100 }], "pending")).toBe(true);
-      await until(async () => (await store.get("seen:m2")) === undefined);
-      expect(await store.appendOnce("seen:m2", 40, "inbox", [{ i: 101 }], "pending")).toBe(true);
-      expect(await store.range("inbox", 1, -1)).toEqual([{ i: 100 }, { i: 101 }]);
+      await store.delete("{q}pending");
+      expect(await store.appendOnce("{q}seen:m1", 40, "{q}inbox", [{ i: -1 }], "{q}pending")).toBe(false);
+      expect(await store.length("{q}inbox")).toBe(1);
+      expect(await store.keys("{q}pending")).toEqual([]);
+      expect(await store.appendOnce("{q}seen:m2", 40, "{q}inbox", [{ i: 100 }], "{q}pending")).toBe(true);
+      await until(async () => (await store.get("{q}seen:m2")) === undefined);
+      expect(await store.appendOnce("{q}seen:m2", 40, "{q}inbox", [{ i: 101 }], "{q}pending")).toBe(true);
+      expect(await store.range("{q}inbox", 1, -1)).toEqual([{ i: 100 }, { i: 101 }]);
     });
 
     it("take: of 50 concurrent callers exactly one gets the value", async () => {
@@ -175,24 +176,28 @@ for (const { name, factory, skip } of BACKENDS) {
 
     it("an expiry group ends every key of it at once, lists included; each write carrying it refreshes them all", async () => {
       await open("expiry");
-      const group = { keys: ["g:inbox", "g:log", "g:pending"], ttlMs: 300 };
-      expect(await store.appendOnce("g:seen:1", 60_000, "g:inbox", ["m1"], "g:pending", group)).toBe(true);
-      expect(await store.append("g:log", [{ e: 1 }], group)).toBe(1);
+      const group = { keys: ["{g}:inbox", "{g}:log", "{g}:pending"], ttlMs: 300 };
+      expect(await store.appendOnce("{g}:seen:1", 60_000, "{g}:inbox", ["m1"], "{g}:pending", group)).toBe(
+        true,
+      );
+      expect(await store.append("{g}:log", [{ e: 1 }], group)).toBe(1);
       await store.append("other", ["stays"]);
       // Refreshed by each write: still there well past the first write's TTL.
       for (let i = 0; i < 4; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        expect(await store.append("g:log", [{ e: i + 2 }], group)).toBe(i + 2);
+        expect(await store.append("{g}:log", [{ e: i + 2 }], group)).toBe(i + 2);
       }
-      expect(await store.length("g:inbox")).toBe(1);
-      await until(async () => (await store.keys("g:")).filter((k) => !k.startsWith("g:seen")).length === 0);
-      expect(await store.length("g:log")).toBe(0);
-      expect(await store.range("g:inbox", 0, -1)).toEqual([]);
-      expect(await store.get("g:pending")).toBeUndefined();
+      expect(await store.length("{g}:inbox")).toBe(1);
+      await until(
+        async () => (await store.keys("{g}:")).filter((k) => !k.startsWith("{g}:seen")).length === 0,
+      );
+      expect(await store.length("{g}:log")).toBe(0);
+      expect(await store.range("{g}:inbox", 0, -1)).toEqual([]);
+      expect(await store.get("{g}:pending")).toBeUndefined();
       expect(await store.range("other", 0, -1)).toEqual(["stays"]);
       // A list that expired starts empty again, without its old items.
-      expect(await store.append("g:log", [{ e: "new" }], group)).toBe(1);
-      expect(await store.range("g:log", 0, -1)).toEqual([{ e: "new" }]);
+      expect(await store.append("{g}:log", [{ e: "new" }], group)).toBe(1);
+      expect(await store.range("{g}:log", 0, -1)).toEqual([{ e: "new" }]);
     });
 
     it("size counts live keys; purge keeps every live key", async () => {

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inject } from "vitest";
 import { type CreateStoreOptions, createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
 import { probeRedis, uniquePrefix } from "../../support/redis.js";
@@ -21,8 +22,16 @@ export type BackendFactory = (name: string) => Backend;
 
 export const redis = await probeRedis();
 
-export const redisBackend: BackendFactory = (name) => {
-  const options = { redisUrl: redis.url, dataDir: "unused", prefix: uniquePrefix(name) };
+export const redisBackend: BackendFactory = (name) =>
+  redisBacked({ redisUrl: redis.url, dataDir: "unused", prefix: uniquePrefix(name) });
+
+/** The run's local Redis Cluster (test/support/redis-run.ts); "" when redis-server is missing. */
+export const clusterUrl = process.env.VITEST ? inject("neoTestClusterUrl") : "";
+
+export const clusterBackend: BackendFactory = (name) =>
+  redisBacked({ redisUrl: clusterUrl, redisCluster: true, dataDir: "unused", prefix: uniquePrefix(name) });
+
+function redisBacked(options: CreateStoreOptions): Backend {
   const opened: Store[] = [];
   return {
     options,
@@ -37,7 +46,7 @@ export const redisBackend: BackendFactory = (name) => {
       for (const o of opened) await o.close();
     },
   };
-};
+}
 
 export const fileBackend: BackendFactory = (name) => {
   const dir = mkdtempSync(join(tmpdir(), `neo-${name.replace(/\W+/g, "-")}-`));
@@ -61,4 +70,14 @@ export const fileBackend: BackendFactory = (name) => {
 export const BACKENDS: { name: string; factory: BackendFactory; skip: boolean }[] = [
   { name: `redis${redis.ok ? "" : ` (skipped: ${redis.reason})`}`, factory: redisBackend, skip: !redis.ok },
   { name: "file", factory: fileBackend, skip: false },
+];
+
+/** BACKENDS and the run's Redis Cluster: for the suites that must hold on a cluster too. */
+export const WITH_CLUSTER: { name: string; factory: BackendFactory; skip: boolean }[] = [
+  ...BACKENDS,
+  {
+    name: `redis cluster${clusterUrl ? "" : " (skipped: no redis-server)"}`,
+    factory: clusterBackend,
+    skip: !clusterUrl,
+  },
 ];

@@ -1,0 +1,134 @@
+/**
+ * The Lua scripts behind the Redis store's atomic operations. Each touches only the keys it is
+ * given, and callers pass keys of one hash slot (src/core/keys.ts hash-tags them), so every script
+ * also runs on a Redis Cluster.
+ */
+import { type RateWindowOp, wantedGrace } from "./rate-window.js";
+
+// Compare-and-X scripts: values are compared as their exact JSON encoding.
+export const RENEW_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+export const DELETE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+// ARGV: 1 = "1" when a value is expected ("0" = must be absent), 2 = expected, 3 = next, 4 = TTL ms or "".
+export const COMPARE_AND_SET = `local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if cur ~= ARGV[2] then return 0 end
+elseif cur then return 0 end
+if ARGV[4] ~= '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+else redis.call('SET', KEYS[1], ARGV[3]) end
+return 1`;
+
+// KEYS: claim, list, marker, then the keys that expire together; ARGV: 1 = "1", 2 = claim TTL,
+// 3 = their TTL ms or "", then the items.
+export const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  redis.call('SET', KEYS[3], ARGV[1])
+  if ARGV[3] ~= '' then
+    for i = 4, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+  end
+  return 1
+end
+return 0`;
+
+/**
+ * token-bucket.ts's takeToken on one hash (`tokens`, `at`), timed by the server's clock (TIME).
+ * ARGV: 1 = per minute, 2 = burst. Returns 0 (taken) or the ms until a token is there. The key
+ * expires once the bucket would be full again.
+ */
+export const TAKE_TOKEN = `local perMs, burst = tonumber(ARGV[1]) / 60000, tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local v = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(v[1]) or burst, tonumber(v[2]) or now
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * perMs)
+  at = now
+end
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / perMs)) end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%d', at))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
+return wait`;
+
+/**
+ * rate-window.ts's steps on one sorted set: members are entry ids scored as rate-window.ts scores
+ * them, plus `#block` and `#wanted` scored with the time they end. Timed by the server's clock
+ * (TIME), so every host agrees. ARGV: 1 = op, 2 = window ms, 3 = id or block ms, 4 = limit,
+ * 5 = hold ms or "", 6 = "1" when the take yields, 7 = wanted grace ms. Returns 0 (done) or the ms
+ * to wait.
+ */
+export const RATE_WINDOW = `local key = KEYS[1]
+local op, windowMs = ARGV[1], tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
+local function until_of(m)
+  local v = redis.call('ZSCORE', key, m)
+  if v then return tonumber(v) else return 0 end
+end
+local function keep(untilMs)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local ttl = untilMs - now
+  if last[2] then ttl = math.max(ttl, tonumber(last[2]) + windowMs - now) end
+  if ttl > 0 then redis.call('PEXPIRE', key, math.ceil(ttl) + 1000) end
+  return 0
+end
+if op == 'release' then
+  redis.call('ZREM', key, ARGV[3])
+  return 0
+end
+if op == 'settle' then
+  redis.call('ZADD', key, 'XX', now, ARGV[3])
+  return keep(0)
+end
+local blocked = until_of('#block')
+if op == 'block' then
+  local u = math.max(blocked, now + tonumber(ARGV[3]))
+  redis.call('ZADD', key, u, '#block')
+  return keep(u)
+end
+if blocked > now then return math.ceil(blocked - now) end
+local id, limit = ARGV[3], tonumber(ARGV[4])
+if op == 'spend' and redis.call('ZSCORE', key, id) then
+  redis.call('ZADD', key, now, id)
+  return keep(0)
+end
+local yields = ARGV[6] == '1'
+local wanted = until_of('#wanted')
+if yields and wanted > now then return math.ceil(wanted - now) end
+local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+local scores = {}
+for i = 1, #all, 2 do
+  if all[i] ~= '#block' and all[i] ~= '#wanted' then scores[#scores + 1] = tonumber(all[i + 1]) end
+end
+if #scores < limit then
+  local score = now
+  if ARGV[5] ~= '' then score = now + tonumber(ARGV[5]) - windowMs end
+  redis.call('ZADD', key, score, id)
+  return keep(0)
+end
+local wait = math.max(1, math.ceil(scores[#scores - limit + 1] + windowMs - now))
+local wantedUntil = now + wait + tonumber(ARGV[7])
+if not yields and wantedUntil > wanted then
+  redis.call('ZADD', key, wantedUntil, '#wanted')
+  keep(wantedUntil)
+end
+return wait`;
+
+/** RATE_WINDOW's ARGV for one operation. */
+export function rateWindowArgs(op: RateWindowOp): string[] {
+  if (op.op === "block") return [op.op, String(op.windowMs), String(op.ms), "0", "", "0", "0"];
+  if (op.op === "release" || op.op === "settle")
+    return [op.op, String(op.windowMs), op.id, "0", "", "0", "0"];
+  return [
+    op.op,
+    String(op.windowMs),
+    op.id,
+    String(op.limit),
+    op.op === "take" && op.holdMs !== undefined ? String(op.holdMs) : "",
+    op.op === "take" && op.yields ? "1" : "0",
+    String(wantedGrace(op)),
+  ];
+}
