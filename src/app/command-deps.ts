@@ -7,7 +7,7 @@ import type { Services } from "./services.js";
 
 export function commandDeps(
   s: Services,
-  conversations: Pick<Conversations, "reset" | "spokeIn" | "compact" | "stats">,
+  conversations: Pick<Conversations, "reset" | "spokeIn" | "compact" | "stats" | "erase">,
 ): CommandDeps {
   const { cfg, tools } = s;
   return {
@@ -18,7 +18,13 @@ export function commandDeps(
       setEverywhere: (u, id, everywhere) => s.memory.setEverywhere(u, id, everywhere),
       forget: (u, by) =>
         eraseUser(
-          { store: s.store, forgetMemory: (x) => s.memory.forget(x), approvals: s.broker, tools },
+          {
+            store: s.store,
+            forgetMemory: (x) => s.memory.forget(x),
+            approvals: s.broker,
+            tools,
+            conversations,
+          },
           u,
           by,
         ),

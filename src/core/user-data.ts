@@ -33,6 +33,8 @@ export interface EraseDeps {
   store: Store;
   /** Wipe the person's cortex and recalled turns; resolves with how many were removed. */
   forgetMemory(user: UserKey): Promise<number>;
+  /** Their words in transcripts: their DMs emptied, their messages in shared threads replaced. */
+  conversations: { erase(isTheirs: (user: UserKey) => boolean): Promise<number> };
   /** Stop the person's own tool processes and delete their tool folders. */
   tools: { eraseUser(user: UserKey): Promise<void> };
   approvals: {
@@ -44,7 +46,8 @@ export interface EraseDeps {
 
 /**
  * Erase what Neo holds about `user`'s person: their pending approvals are closed (as cancelled, by
- * `by`), they are pseudonymised in approval records and the audit, their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
+ * `by`), they are pseudonymised in approval records and the audit, their words taken out of every
+ * transcript they spoke in, their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
  * rewritten). Resolves with how many cortex records and turns went.
  */
 export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
@@ -55,6 +58,7 @@ export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Pr
     await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
   // Who approved what stays, under a pseudonym that is not their id (one per erasure).
   await deps.approvals.pseudonymise((k) => samePerson(k, user), `erased-${randomUUID().slice(0, 8)}`);
+  await deps.conversations.erase((k) => samePerson(k, user));
   await deleteUserUsage(deps.store, user);
   await deps.tools.eraseUser(user);
   // Last: it purges the store, which drops what was deleted above from its files too.

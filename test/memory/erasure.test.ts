@@ -70,6 +70,7 @@ for (const { name, factory, skip } of BACKENDS) {
           store,
           approvals: broker,
           tools: { eraseUser: async () => {} },
+          conversations: { erase: async () => 0 },
           forgetMemory: async (u) => {
             const gone = await pager.forgetUser(cortexOwner(u));
             await store.purge();

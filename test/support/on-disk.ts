@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createClient } from "@keyv/redis";
 
 /** Each `needle` found in some file under `dir`, with the file: `[]` = none is on disk. */
 export function foundOnDisk(dir: string, needles: readonly string[]): string[] {
@@ -44,6 +45,45 @@ export async function foundInStore(
       text = JSON.stringify(await store.range<unknown>(key, 0, -1));
     }
     for (const n of needles) if (key.includes(n) || text.includes(n)) found.push(`${n} in ${key}`);
+  }
+  return found;
+}
+
+/**
+ * Each `needle` found in a Redis key under `prefix` (its name, or its value read by its type:
+ * GET, LRANGE, HGETALL, SMEMBERS, ZRANGE, XRANGE), straight from the server rather than through our
+ * store: `[]` = none is there.
+ */
+export async function foundInRedis(
+  url: string,
+  prefix: string,
+  needles: readonly string[],
+): Promise<string[]> {
+  const client = createClient({ url });
+  await client.connect();
+  const found: string[] = [];
+  try {
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+      for (const key of batch) {
+        const type = await client.type(key);
+        const value =
+          type === "string"
+            ? await client.get(key)
+            : type === "list"
+              ? await client.lRange(key, 0, -1)
+              : type === "hash"
+                ? await client.hGetAll(key)
+                : type === "set"
+                  ? await client.sMembers(key)
+                  : type === "zset"
+                    ? await client.zRange(key, 0, -1)
+                    : await client.xRange(key, "-", "+");
+        const text = JSON.stringify(value);
+        for (const n of needles) if (key.includes(n) || text.includes(n)) found.push(`${n} in ${key}`);
+      }
+    }
+  } finally {
+    await client.quit();
   }
   return found;
 }

@@ -9,6 +9,7 @@
 import { userTurnsKey } from "../keys.js";
 import { log } from "../log.js";
 import { ConversationBusyError, compactWindow, failControls, resetWindow } from "./controls.js";
+import { eraseFrom } from "./erase.js";
 import { parseInbound } from "./inbound.js";
 import { createJournal } from "./journal.js";
 import { createLeases } from "./lease.js";
@@ -83,6 +84,14 @@ export function createConversations(options: ConversationsOptions): Conversation
     async reset(key) {
       abortTurn(key, "reset");
       await control(key, resetWindow);
+    },
+
+    async erase(isTheirs) {
+      const spoken = await speakers.spokenBy(isTheirs);
+      for (const { conversation } of new Map(spoken.map((s) => [s.conversation, s])).values())
+        await control(conversation, eraseFrom({ isTheirs }));
+      for (const s of spoken) await speakers.forgetKey(s.key);
+      return new Set(spoken.map((s) => s.conversation)).size;
     },
 
     async compact(key) {

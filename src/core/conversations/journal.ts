@@ -80,7 +80,9 @@ export interface Journal {
     entries: readonly LogEntry[],
     expectedLength: number,
   ): Promise<number>;
-  /** Replace a lost log with `entries` (under the lease). Returns the new length. */
+  /** Replace the inbox with `items`, as many as it held (an erasure, under the lease). */
+  replaceInbox(conversation: ConversationKey, items: readonly InboundMessage[]): Promise<void>;
+  /** Replace a lost or erased log with `entries` (under the lease). Returns the new length. */
   replaceLog(conversation: ConversationKey, entries: readonly LogEntry[]): Promise<number>;
   readLog(conversation: ConversationKey): Promise<LogEntry[]>;
   logLength(conversation: ConversationKey): Promise<number>;
@@ -170,6 +172,12 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
         );
       }
       return length;
+    },
+    async replaceInbox(c, items) {
+      // Not atomic with a concurrent `record`: one landing in between is lost from the store, and
+      // journaled again by its instance's `unfetched` check (`journalMissing`).
+      await store.delete(K.inbox(c));
+      if (items.length > 0) await store.append(K.inbox(c), items, expiry(c));
     },
     async replaceLog(c, entries) {
       await store.delete(K.log(c));

@@ -97,6 +97,11 @@ export interface Conversations {
   threadReach(conversation: ConversationKey): Promise<ThreadReach>;
   /** Whether `user` has spoken in the conversation (journaled a message there). */
   spokeIn(conversation: ConversationKey, user: UserKey): Promise<boolean>;
+  /**
+   * Erase a person's words (`isTheirs` of a user key) from every conversation they spoke in, each
+   * under its lease (`erase.ts`): their DMs keep none, shared threads a removal marker. Returns how many.
+   */
+  erase(isTheirs: (user: UserKey) => boolean): Promise<number>;
   /** Cancel any running turn and start the thread over. */
   reset(conversation: ConversationKey): Promise<void>;
   /** Compact this thread's transcript now. */

@@ -3,6 +3,7 @@
  * on a local port (Neo's Slack adapter), the real conversations layer, agent loop and openai SDK
  * against a scripted endpoint, the real approval broker, access policy and a file store.
  */
+
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../..
 import { parseManifest } from "../../../src/core/tools/manifest.js";
 import { createToolSurface } from "../../../src/core/tools/surface.js";
 import { MEMORY_RECALL_TOOL, type ToolCallContext, type ToolSurface } from "../../../src/core/tools/types.js";
+import { eraseUser } from "../../../src/core/user-data.js";
 import { createMemory, type Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
@@ -305,7 +307,19 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
           list: (u) => memory.list(u),
           forgetOne: (u, id) => memory.forgetOne(u, id),
           setEverywhere: (u, id, everywhere) => memory.setEverywhere(u, id, everywhere),
-          forget: (u) => memory.forget(u),
+          // The real erasure (as `command-deps.ts`); the harness has no per-user tool folders.
+          forget: (u, by) =>
+            eraseUser(
+              {
+                store,
+                forgetMemory: (x) => memory.forget(x),
+                approvals: broker,
+                tools: { eraseUser: async () => {} },
+                conversations,
+              },
+              u,
+              by,
+            ),
           export: (u) => memory.export(u),
         }
       : {

@@ -1,0 +1,163 @@
+/**
+ * Erasure that erases, end to end on Slack (issue 32, item 2), on the file store and on Redis: Ann
+ * and Bob talk in a shared thread, Ann in her DM, and Ann teaches a fact; then Ann's `/neo forget`
+ * (the real command, confirmed by her button) or an admin's `/neo forget <@UANN>`. Afterwards no key
+ * or value of the store (every key read whole) and no byte under the data dir holds Ann's message
+ * texts or her fact; Bob's words stay, and the shared thread answers Bob with a valid request whose
+ * transcript holds the removal marker where Ann's message was (the validating endpoint sees no
+ * violation).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { REMOVED } from "../../src/core/conversations/erase.js";
+import { foundInRedis, foundInStore, foundOnDisk } from "../support/on-disk.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
+import type { ScriptedRequest } from "../support/scripted-openai.js";
+import {
+  envelope,
+  ephemeralClick,
+  type Harness,
+  mention,
+  startHarness,
+  TEAM,
+  until,
+  userTs,
+} from "./support/harness.js";
+
+const redis = await probeRedis();
+const ANN_THREAD = "ANN-THREAD-1111";
+const ANN_DM = "ANN-DM-4444";
+const ANN_FACT = "ANN-FACT-2222";
+const BOB_THREAD = "BOB-THREAD-3333";
+const ERASED = [ANN_THREAD, ANN_DM, ANN_FACT];
+
+const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
+const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
+
+const STORES = [
+  { name: "file", skip: false },
+  { name: "redis", skip: !redis.ok },
+] as const;
+
+for (const { name, skip } of STORES) {
+  describe.skipIf(skip)(`Slack erasure: ${name} store`, () => {
+    let h: Harness | null = null;
+    let dataDir = "";
+    let prefix = "";
+    /** Every key and value of the store: read from the Redis server itself, or from the file store. */
+    const found = (needles: string[]) =>
+      name === "redis" ? foundInRedis(redis.url, prefix, needles) : foundInStore(h!.store, needles);
+    afterEach(async () => {
+      await h?.close();
+      h = null;
+    });
+
+    async function start() {
+      dataDir = mkdtempSync(join(tmpdir(), "neo-erasure-"));
+      prefix = uniquePrefix("erasure");
+      h = await startHarness({
+        memory: true,
+        adminIds: ["UADMIN"],
+        ...(name === "redis" ? { redis: { url: redis.url, prefix } } : { dataDir }),
+      });
+      return h;
+    }
+
+    /** One message and its answer, with its write-back (`facts` taught). */
+    async function say(event: Record<string, unknown>, answer: string, facts: string[] = []) {
+      const hh = h!;
+      const before = hh.memory!.stats().processed;
+      const writeback = JSON.stringify({ conversations: [{ conversation: 1, user_facts: facts }] });
+      hh.ep.script(
+        { label: answer, match: isTurn, reply: { text: answer } },
+        { label: "write-back", match: isWriteback, reply: { text: writeback } },
+      );
+      expect((await hh.slack.event(envelope(event))).status).toBe(200);
+      await until("write-back", () => hh.memory!.stats().processed > before);
+    }
+
+    const neo = (user: string, text: string) =>
+      h!.slack.command({
+        command: "/neo",
+        text,
+        team_id: TEAM,
+        team_domain: "fake",
+        channel_id: "C1",
+        channel_name: "general",
+        user_id: user,
+        user_name: user.toLowerCase(),
+        api_app_id: "A1",
+        response_url: `${h!.fake.baseUrl}/response/cmd-${user}`,
+        trigger_id: "1.2.3",
+        token: "legacy",
+      });
+
+    /** Ann and Bob in a thread of #general, Ann in her DM; returns the thread's ts. */
+    async function converse(): Promise<string> {
+      const root = mention("C1", "UANN", `please note ${ANN_THREAD}`);
+      await say(root, "Noted for the thread.", [`Ann's locker is ${ANN_FACT}`]);
+      await say(mention("C1", "UBOB", `and ${BOB_THREAD}`, { thread_ts: root.ts }), "Noted, Bob.");
+      const ts = userTs();
+      const dm = { type: "message", channel_type: "im", channel: "DUANN", user: "UANN", text: ANN_DM, ts };
+      await say({ ...dm, event_ts: ts }, "Noted in your DM.");
+      // Before the erasure, her words are in the store (and on disk): the search finds them.
+      expect((await found(ERASED)).length).toBeGreaterThan(0);
+      return root.ts;
+    }
+
+    async function confirm(user: string, value: string) {
+      await ephemeralClick(h!, {
+        user,
+        channel: "C1",
+        actionId: "neo_confirm",
+        value,
+        responseId: "confirmed",
+      });
+      await h!.fake.waitFor(() => h!.fake.responses.some((r) => r.id === "confirmed"), "forget answered");
+    }
+
+    async function expectErasedAndThreadAnswers(threadTs: string) {
+      const hh = h!;
+      expect(await found(ERASED)).toEqual([]);
+      expect((await found([BOB_THREAD])).length).toBeGreaterThan(0);
+      if (name === "file") expect(foundOnDisk(dataDir, ERASED)).toEqual([]);
+      let seen = "";
+      hh.ep.script(
+        {
+          label: "Bob after the erasure",
+          match: isTurn,
+          expect: (r) => {
+            seen = JSON.stringify(r.messages);
+          },
+          reply: { text: "Still here, Bob." },
+        },
+        { label: "write-back", match: isWriteback, reply: { text: "{}" } },
+      );
+      const before = hh.memory!.stats().processed;
+      await hh.slack.event(envelope(mention("C1", "UBOB", "anything else?", { thread_ts: threadTs })));
+      await until("write-back", () => hh.memory!.stats().processed > before);
+      expect(seen).toContain(REMOVED);
+      expect(seen).toContain(BOB_THREAD);
+      for (const s of ERASED) expect(seen).not.toContain(s);
+      expect(hh.ep.violations).toEqual([]);
+    }
+
+    it("Ann's /neo forget erases her DM, her thread messages and her fact; Bob's thread answers", async () => {
+      await start();
+      const threadTs = await converse();
+      await neo("UANN", "forget");
+      await confirm("UANN", "forget");
+      await expectErasedAndThreadAnswers(threadTs);
+    });
+
+    it("an admin's /neo forget <@UANN> erases the same", async () => {
+      await start();
+      const threadTs = await converse();
+      await neo("UADMIN", "forget <@UANN>");
+      await confirm("UADMIN", "forget:slack:T0001:UANN");
+      await expectErasedAndThreadAnswers(threadTs);
+    });
+  });
+}
