@@ -77,6 +77,11 @@ export interface FakeDiscordOptions {
    * (https://discord.com/developers/docs/resources/channel#overwrite-object).
    */
   privateChannel?: boolean;
+  /**
+   * A second guild (`otherGuildId`, with its `otherChannel`), its id one millisecond of snowflake
+   * time after the first's, so with 2 shards each guild is on its own shard ((id >> 22) % 2).
+   */
+  secondGuild?: boolean;
 }
 
 export interface InteractionOptions {
@@ -93,6 +98,9 @@ export class FakeDiscord {
   readonly guildId = snowflake();
   readonly adminRoleId = snowflake();
   readonly channel: ChannelPayload;
+  /** With `secondGuild`; else undefined. */
+  readonly otherGuildId: string | undefined;
+  readonly otherChannel: ChannelPayload | undefined;
   /** With `privateChannel`; else undefined. */
   readonly staffChannel: ChannelPayload | undefined;
   readonly alice = user("alice", { globalName: "Alice" });
@@ -113,6 +121,8 @@ export class FakeDiscord {
     this.bot = user("neo", { bot: true, globalName: "Neo" });
     this.appId = this.bot.id;
     this.channel = textChannel(this.guildId, "general");
+    this.otherGuildId = options.secondGuild ? (BigInt(this.guildId) + (1n << 22n)).toString() : undefined;
+    this.otherChannel = this.otherGuildId ? textChannel(this.otherGuildId, "general") : undefined;
     this.staffChannel = options.privateChannel
       ? {
           ...textChannel(this.guildId, "staff"),
@@ -143,6 +153,7 @@ export class FakeDiscord {
       channels: new Map([
         [this.channel.id, this.channel],
         ...(this.staffChannel ? ([[this.staffChannel.id, this.staffChannel]] as const) : []),
+        ...(this.otherChannel ? ([[this.otherChannel.id, this.otherChannel]] as const) : []),
       ]),
       messages: new Map(),
       interactionChannels: new Map(),
@@ -180,7 +191,6 @@ export class FakeDiscord {
       ready: () => ({
         v: 10,
         user: { ...this.bot, verified: true, mfa_enabled: false, flags: 0 },
-        guilds: [{ id: this.guildId, unavailable: true }],
         shard: [0, 1],
         application: { id: this.appId, flags: this.state.applicationFlags },
         private_channels: [],
@@ -190,7 +200,12 @@ export class FakeDiscord {
         geo_ordered_rtc_regions: [],
         user_settings: {},
       }),
-      guildCreate: () => this.guildPayload(),
+      guildCreates: () => [
+        this.guildPayload(this.guildId, this.roles()),
+        ...(this.otherGuildId
+          ? [this.guildPayload(this.otherGuildId, [role(this.otherGuildId, "@everyone", BASIC_PERMS, 0)])]
+          : []),
+      ],
     });
     return this;
   }
@@ -202,12 +217,12 @@ export class FakeDiscord {
     ];
   }
 
-  private guildPayload(): Record<string, unknown> {
-    const channels = [...this.state.channels.values()].filter((c) => c.guild_id === this.guildId);
+  private guildPayload(id: string, roles: Record<string, unknown>[]): Record<string, unknown> {
+    const channels = [...this.state.channels.values()].filter((c) => c.guild_id === id);
     return guildPayload({
-      id: this.guildId,
+      id,
       ownerId: this.alice.id,
-      roles: this.roles(),
+      roles,
       channels,
       members: [...this.members.values()].filter((m) => !this.unlisted.has(m.user.id)),
     });

@@ -12,7 +12,8 @@ export interface GatewayState {
   allowedIntents: number;
   heartbeatIntervalMs: number;
   ready: () => Record<string, unknown>;
-  guildCreate: () => Record<string, unknown>;
+  /** Every guild of the bot; each session gets the ones on its shard (READY, then GUILD_CREATE). */
+  guildCreates: () => Record<string, unknown>[];
 }
 
 export interface Identify {
@@ -111,17 +112,19 @@ export async function createGateway(state: GatewayState): Promise<FakeGateway> {
         }
         session.shard = (d.shard as [number, number] | undefined) ?? [0, 1];
         sessions.push(session);
-        const guild = state.guildCreate();
-        const mine = shardOf(String(guild.id), session.shard[1]) === session.shard[0];
-        const ready = state.ready();
+        const mine = state
+          .guildCreates()
+          .filter((g) => shardOf(String(g.id), session.shard[1]) === session.shard[0]);
         void send(session, "READY", {
-          ...ready,
-          guilds: mine ? ready.guilds : [],
+          ...state.ready(),
+          guilds: mine.map((g) => ({ id: g.id, unavailable: true })),
           shard: session.shard,
           session_id: session.sessionId,
           resume_gateway_url: url,
         })
-          .then(() => (mine ? send(session, "GUILD_CREATE", guild) : undefined))
+          .then(async () => {
+            for (const g of mine) await send(session, "GUILD_CREATE", g);
+          })
           .then(() => {
             for (const w of [...waiters]) {
               if (gw.identifies.length >= w.n) {
