@@ -4,7 +4,7 @@
  * bucket per user and a user gets the same rate with 1 or N instances.
  *
  * This file is the arithmetic as pure functions over one key's state, used by the file store; the
- * Redis store runs the same steps as one Lua script on one key (redis-store.ts, TAKE_TOKEN).
+ * Redis store runs the same steps as one Lua script on one key (redis-scripts.ts, TAKE_TOKEN).
  */
 
 export interface BucketLimits {
