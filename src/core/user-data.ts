@@ -1,6 +1,6 @@
 /**
  * What an erasure (`/neo forget`, an admin's `/neo forget <user>`) removes beyond the person's
- * cortex: their usage counts. A Discord person is one across guilds (`cortexOwner`), while usage is
+ * cortex: their usage counts, cached name and turn bucket. A Discord person is one across guilds (`cortexOwner`), while usage is
  * keyed per guild, so every guild's counts of theirs go; a Slack person is one per workspace.
  */
 import { randomUUID } from "node:crypto";
@@ -18,14 +18,24 @@ export function samePerson(key: string, user: UserKey): boolean {
   }
 }
 
-/** Delete every usage counter of `user`'s person; returns how many. The caller purges the store. */
-export async function deleteUserUsage(store: Store, user: UserKey): Promise<number> {
-  const keys = (await store.keys(USAGE_PREFIX)).filter((k) => {
-    const tag = hashTagOf(k);
-    return tag !== undefined && samePerson(tag, user);
-  });
-  for (const k of keys) await store.delete(k);
-  return keys.length;
+/**
+ * Keys of one person outside their cortex: usage counters (hash-tagged with the user key), the
+ * adapters' cached directory entry (`directory:user:<user key>`: their name) and their turn bucket.
+ */
+const PERSONAL_PREFIXES = [USAGE_PREFIX, "directory:user:", "rate:user:"];
+
+/** Delete every such key of `user`'s person; returns how many. The caller purges the store. */
+export async function deletePersonalKeys(store: Store, user: UserKey): Promise<number> {
+  let n = 0;
+  for (const prefix of PERSONAL_PREFIXES) {
+    for (const k of await store.keys(prefix)) {
+      const owner = hashTagOf(k) ?? k.slice(prefix.length);
+      if (!samePerson(owner, user)) continue;
+      await store.delete(k);
+      n++;
+    }
+  }
+  return n;
 }
 
 /** What `eraseUser` acts through: the store, the person's cortex, and the approvals. */
@@ -47,7 +57,7 @@ export interface EraseDeps {
 /**
  * Erase what Neo holds about `user`'s person: their pending approvals are closed (as cancelled, by
  * `by`), they are pseudonymised in approval records and the audit, their words taken out of every
- * transcript they spoke in, their tool folders (per-user servers), usage counts and cortex deleted, then the store purged (the file store's log
+ * transcript they spoke in, their tool folders (per-user servers), usage counts, cached name and cortex deleted, then the store purged (the file store's log
  * rewritten). Resolves with how many cortex records and turns went.
  */
 export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
@@ -59,7 +69,7 @@ export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Pr
   // Who approved what stays, under a pseudonym that is not their id (one per erasure).
   await deps.approvals.pseudonymise((k) => samePerson(k, user), `erased-${randomUUID().slice(0, 8)}`);
   await deps.conversations.erase((k) => samePerson(k, user));
-  await deleteUserUsage(deps.store, user);
+  await deletePersonalKeys(deps.store, user);
   await deps.tools.eraseUser(user);
   // Last: it purges the store, which drops what was deleted above from its files too.
   return deps.forgetMemory(user);

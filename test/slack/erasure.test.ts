@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REMOVED } from "../../src/core/conversations/erase.js";
+import { recordingChannel } from "../approvals/support/recording-channel.js";
 import { foundInRedis, foundInStore, foundOnDisk } from "../support/on-disk.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
@@ -31,7 +32,24 @@ const ANN_THREAD = "ANN-THREAD-1111";
 const ANN_DM = "ANN-DM-4444";
 const ANN_FACT = "ANN-FACT-2222";
 const BOB_THREAD = "BOB-THREAD-3333";
-const ERASED = [ANN_THREAD, ANN_DM, ANN_FACT];
+const ANN_KEY = `slack:${TEAM}:UANN`;
+const ERASED = [ANN_THREAD, ANN_DM, ANN_FACT, ANN_KEY];
+
+/** A pending transfer of Ann's: the erasure closes it (the record stays, pseudonymised). */
+const annPlan = () => ({
+  id: "plan_ann",
+  intent: "pay the locker",
+  summary: "pay the locker",
+  actions: [
+    {
+      tool: "wallet__transfer",
+      arguments: { to: "0xabc", amount: "5" },
+      spend: { amount: "5", asset: "USDC", recipient: "0xabc" },
+    },
+  ],
+  requester: ANN_KEY,
+  createdAt: Date.now(),
+});
 
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
@@ -46,6 +64,7 @@ for (const { name, skip } of STORES) {
     let h: Harness | null = null;
     let dataDir = "";
     let prefix = "";
+    let approval: { id: string } = { id: "" };
     /** Every key and value of the store: read from the Redis server itself, or from the file store. */
     const found = (needles: string[]) =>
       name === "redis" ? foundInRedis(redis.url, prefix, needles) : foundInStore(h!.store, needles);
@@ -102,6 +121,12 @@ for (const { name, skip } of STORES) {
       const ts = userTs();
       const dm = { type: "message", channel_type: "im", channel: "DUANN", user: "UANN", text: ANN_DM, ts };
       await say({ ...dm, event_ts: ts }, "Noted in your DM.");
+      approval = await h!.broker.request(
+        annPlan(),
+        { userKey: ANN_KEY, displayName: "Ann" },
+        `slack:${TEAM}:C1:${root.ts}`,
+        recordingChannel(),
+      );
       // Before the erasure, her words are in the store (and on disk): the search finds them.
       expect((await found(ERASED)).length).toBeGreaterThan(0);
       return root.ts;
@@ -121,6 +146,7 @@ for (const { name, skip } of STORES) {
     async function expectErasedAndThreadAnswers(threadTs: string) {
       const hh = h!;
       expect(await found(ERASED)).toEqual([]);
+      expect((await hh.broker.get(approval.id))?.status).toBe("cancelled");
       expect((await found([BOB_THREAD])).length).toBeGreaterThan(0);
       if (name === "file") expect(foundOnDisk(dataDir, ERASED)).toEqual([]);
       let seen = "";
