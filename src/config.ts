@@ -344,6 +344,16 @@ const serverEnv = z.object({
     .describe(
       "Slack's HTTP receiver (`/slack/events`) and `/healthz` (never `/metrics`). With `SHARDS` set (discord.js `ShardingManager`), plus the process's first shard id.",
     ),
+  NEO_PUBLIC_URL: optionalUrl.describe(
+    'Neo\'s public base URL; OAuth sign-ins to `"auth": "oauth"` MCP servers come back to `/mcp/oauth/callback` under it (served on `NEO_HTTP_PORT`). Required when the manifest has such servers.',
+  ),
+  NEO_SECRET_KEY: z
+    .string()
+    .min(32, "at least 32 characters (a long random string)")
+    .optional()
+    .describe(
+      'Encrypts MCP servers\' OAuth tokens and client secrets at rest (AES-256-GCM). Required when the manifest has `"auth": "oauth"` servers; changing it makes everyone sign in again.',
+    ),
   NEO_METRICS_PORT: int(0, 65535)
     .optional()
     .describe(

@@ -16,6 +16,7 @@ import { conversationLimits } from "../core/conversations/limits.js";
 import type { ConversationIO, ConversationsService, PlatformAdapter } from "../core/conversations/types.js";
 import { type ConversationKey, type Platform, parseConversationKey } from "../core/keys.js";
 import { log, redact } from "../core/log.js";
+import { oauthCallbackRoute } from "../core/tools/oauth/callback-route.js";
 import { type HealthCheck, healthRoute, metricsRoute } from "../ops/health.js";
 import { startOpsServer } from "../ops/http-server.js";
 import { StoreUnavailableError } from "../store/types.js";
@@ -76,6 +77,8 @@ export async function startServer(s: Services): Promise<NeoServer> {
   const commands: CommandDeps = commandDeps(s, conversations);
   const checks: HealthCheck[] = [];
   const health = healthRoute(checks, redact);
+  // Sign-ins to OAuth MCP servers come back here (`NEO_PUBLIC_URL` + `/mcp/oauth/callback`).
+  const mcpRoutes = s.oauth ? [oauthCallbackRoute(s.oauth)] : [];
 
   const slack =
     cfg.SLACK_BOT_TOKEN || cfg.SLACK_CLIENT_ID
@@ -104,7 +107,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
           access: s.access,
           commands,
           store: s.store,
-          customRoutes: [health],
+          customRoutes: [health, ...mcpRoutes],
         })
       : undefined;
   const discord = cfg.DISCORD_TOKEN
@@ -145,7 +148,8 @@ export async function startServer(s: Services): Promise<NeoServer> {
       started.push(a);
     }
     // Slack's HTTP receiver serves /healthz on its own port; otherwise it gets a server.
-    if (!(slack && slack.mode === "http")) ops = await startOpsServer(s.place.httpPort, [health]);
+    if (!(slack && slack.mode === "http"))
+      ops = await startOpsServer(s.place.httpPort, [health, ...mcpRoutes]);
     metricsServer = await startOpsServer(
       s.place.metricsPort,
       [metricsRoute(cfg.NEO_METRICS_TOKEN)],

@@ -26,6 +26,8 @@ import type { LlmClient } from "../core/llm/types.js";
 import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/llm/usage-ledger.js";
 import { log } from "../core/log.js";
 import { loadManifest } from "../core/tools/manifest.js";
+import { oauthConnectionsFor } from "../core/tools/oauth/from-manifest.js";
+import type { OAuthConnections } from "../core/tools/oauth/sign-in.js";
 import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
 import { createUsageTracker, type UsageTracker } from "../core/usage/tracker.js";
 import { createMemory, type Memory } from "../memory/memory.js";
@@ -49,6 +51,8 @@ export interface Services {
   /** The turns running; the conversation layer counts them, write-back gives way to them. */
   turns: TurnGauge;
   tools: McpToolSurface;
+  /** Sign-ins to the manifest's `"auth": "oauth"` servers; undefined when it has none. */
+  oauth: OAuthConnections | undefined;
   isAdmin: IsAdmin;
   access: AccessPolicy;
   caps: SpendCaps;
@@ -107,8 +111,11 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
   // The embedded executor plans over the surface's Escalate tools, and the surface advertises
   // `core_execute`, so the delegate is bound once both exist.
   let coreExecute: CoreExecute | undefined;
+  const manifest = await loadManifest(cfg.NEO_MCP_MANIFEST);
+  const oauth = oauthConnectionsFor(manifest, process.env, store, cfg);
   const tools = await createToolSurface({
-    manifest: await loadManifest(cfg.NEO_MCP_MANIFEST),
+    manifest,
+    ...(oauth ? { oauth } : {}),
     ...(cfg.NEO_ESCALATE_PATTERNS ? { escalatePatterns: cfg.NEO_ESCALATE_PATTERNS } : {}),
     resultMaxChars: cfg.NEO_TOOL_RESULT_MAX_CHARS,
     callTimeoutMs: cfg.NEO_TOOL_TIMEOUT_MS,
@@ -146,6 +153,7 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
     memory,
     turns,
     tools,
+    oauth,
     isAdmin,
     access,
     caps,

@@ -8,7 +8,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
+import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import { sealKey } from "../../src/core/tools/oauth/seal.js";
 import {
   CALLBACK_PATH,
@@ -172,5 +174,31 @@ describe("OAuth sign-in to an MCP server", () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const secret of [token, back.searchParams.get("code")!, back.searchParams.get("state")!])
       expect(lines).not.toContain(secret);
+  });
+});
+
+describe("OAuth servers in the manifest", () => {
+  it("validates the oauth fields and requires NEO_SECRET_KEY and NEO_PUBLIC_URL when any server uses them", () => {
+    expect(() => parseManifest({ servers: { t: { url: "https://x/mcp", client_id: "c" } } })).toThrow(
+      /server "t" field "client_id": is only for "auth": "oauth" servers/,
+    );
+    expect(() => parseManifest({ servers: { t: { url: "https://x/mcp", scope: "user" } } })).toThrow(
+      /needs "auth": "oauth"/,
+    );
+    const manifest = parseManifest({
+      servers: { t: { url: "https://x/mcp", auth: "oauth", scope: "user", scopes: ["read"] } },
+    });
+    expect(() => oauthConnectionsFor(manifest, {}, store, {})).toThrow(
+      /^NEO_SECRET_KEY: .*OAuth servers \(t\)/,
+    );
+    expect(() => oauthConnectionsFor(manifest, {}, store, { NEO_SECRET_KEY: "k".repeat(32) })).toThrow(
+      /^NEO_PUBLIC_URL: /,
+    );
+    const ok = oauthConnectionsFor(manifest, {}, store, {
+      NEO_SECRET_KEY: "k".repeat(32),
+      NEO_PUBLIC_URL: "https://neo.example.com",
+    });
+    expect(ok?.perUser("t")).toBe(true);
+    expect(oauthConnectionsFor(parseManifest({ servers: {} }), {}, store, {})).toBeUndefined();
   });
 });

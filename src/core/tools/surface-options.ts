@@ -1,5 +1,6 @@
 /** How the MCP-backed tool surface is configured (`createToolSurface`), and its defaults. */
 import type { Manifest } from "./manifest.js";
+import type { OAuthConnections } from "./oauth/sign-in.js";
 import type { SyntheticDelegate } from "./synthetic.js";
 
 export const DEFAULT_SPAWN_TIMEOUT_MS = 15_000;
@@ -34,4 +35,9 @@ export interface ToolSurfaceOptions {
   memoryRecall?: SyntheticDelegate;
   /** `conversation_lookup(query)` delegate (the conversation log); advertised only when given. */
   conversationLookup?: SyntheticDelegate;
+  /**
+   * Credentials of the manifest's `"auth": "oauth"` servers (`oauthConnections`): required when it
+   * has any. A shared one acts as the deployment; a `"scope": "user"` one as the calling person.
+   */
+  oauth?: OAuthConnections;
 }

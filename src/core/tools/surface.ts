@@ -10,6 +10,7 @@ import { log } from "../log.js";
 import { type BoundTools, bindTools, type ToolInfo } from "./bound-tools.js";
 import { createToolDispatch } from "./dispatch.js";
 import { isStdio, type Manifest, resolveValue } from "./manifest.js";
+import { DEPLOYMENT } from "./oauth/vault.js";
 import { createServerConnection, type ServerInfo } from "./server-connection.js";
 import {
   DEFAULT_MAX_RESTARTS,
@@ -101,9 +102,19 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
         onToolsChanged: rebind,
         onWarning: warn(alias),
       };
-      if (!isStdio(spec) || spec.scope !== "user") return sharedServer(createServerConnection(connection));
+      const oauth = !isStdio(spec) && spec.auth === "oauth" ? opts.oauth : undefined;
+      if (!isStdio(spec) && spec.auth === "oauth" && !oauth)
+        throw new Error(`server "${alias}" is "auth": "oauth" but the surface has no OAuth connections`);
+      if (spec.scope !== "user")
+        return sharedServer(
+          createServerConnection({
+            ...connection,
+            ...(oauth ? { authProvider: oauth.provider(DEPLOYMENT, alias) } : {}),
+          }),
+        );
       return perUserServer({
         ...connection,
+        ...(oauth ? { authFor: (user: UserKey) => oauth.provider({ kind: "user", user }, alias) } : {}),
         usersDir: resolveValue(manifest.usersDir, env, alias, "usersDir"),
         idleMs: opts.userIdleMs ?? DEFAULT_USER_IDLE_MS,
         maxInstances: opts.userMaxProcesses ?? DEFAULT_USER_MAX_PROCESSES,
@@ -144,6 +155,8 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
     },
     eraseUser: async (user) => {
       await Promise.all(conns.map((c) => c.erase(user)));
+      // Their OAuth tokens too: revoked where the server supports it, then deleted.
+      await opts.oauth?.eraseTokens(user);
     },
     close: closeAll,
   };

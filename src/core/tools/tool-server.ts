@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { cortexOwner, type UserKey } from "../keys.js";
 import { USER_DIR_VAR } from "./manifest.js";
@@ -79,6 +80,12 @@ export interface PerUserServerOptions extends ServerConnectionOptions {
    * must not become thousands of processes).
    */
   maxInstances: number;
+  /**
+   * An `"auth": "oauth"` server's credentials for one person (a url server with `"scope": "user"`):
+   * each person's connection carries their own tokens. Its tools are listed by the first person's
+   * connection that starts, as no one's tokens serve a probe.
+   */
+  authFor?: (user: UserKey) => OAuthClientProvider;
 }
 
 interface Instance {
@@ -94,13 +101,36 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
   let probed: ServerInfo = { alias, transport: "stdio", status: "starting", toolCount: 0, restarts: 0 };
   let closed = false;
 
-  const connectionFor = (env: Record<string, string | undefined>, onWarning: (m: string) => void) =>
-    createServerConnection({ ...opts, env, onToolsChanged: () => {}, onWarning });
+  const connectionFor = (
+    env: Record<string, string | undefined>,
+    onWarning: (m: string) => void,
+    owner?: UserKey,
+  ) =>
+    createServerConnection({
+      ...opts,
+      env,
+      onToolsChanged: () => {
+        // An OAuth server has no probe: the first person's connection lists the tools.
+        if (!opts.authFor || !owner) return;
+        const listed = instances.get(owner)?.conn.tools();
+        if (listed?.length && tools.length === 0) {
+          tools = listed;
+          probed = { ...probed, status: "ready", toolCount: tools.length };
+          opts.onToolsChanged();
+        }
+      },
+      onWarning,
+      ...(opts.authFor && owner ? { authProvider: opts.authFor(owner) } : {}),
+    });
 
   /** Lists the tools on a throwaway folder, so the model sees them before anyone has called one. */
   async function start(): Promise<void> {
     if (opts.spec.disabled) {
       probed = { ...probed, status: "disabled" };
+      return;
+    }
+    if (opts.authFor) {
+      probed = { ...probed, transport: "http", error: "lists its tools once a person has signed in" };
       return;
     }
     const dir = await mkdtemp(join(tmpdir(), "neo-tools-probe-"));
@@ -163,7 +193,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
   function spawn(owner: UserKey): Instance {
     const env = { ...opts.env, [USER_DIR_VAR]: resolve(opts.usersDir, userFolderName(owner)) };
     // Warnings name the server only: user keys stay out of status and logs.
-    const conn = connectionFor(env, (m) => opts.onWarning(`${m} (one user's instance)`));
+    const conn = connectionFor(env, (m) => opts.onWarning(`${m} (one user's instance)`), owner);
     // Not awaited: the call waits for the start it shares with concurrent calls.
     void conn.start();
     return { conn, inFlight: 0 };
