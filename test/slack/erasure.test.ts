@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REMOVED } from "../../src/core/conversations/erase.js";
 import { recordingChannel } from "../approvals/support/recording-channel.js";
+import type { FakeInstall } from "../fakes/slack/fake-slack.js";
 import { foundInRedis, foundInStore, foundOnDisk } from "../support/on-disk.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
@@ -20,6 +21,7 @@ import {
   envelope,
   ephemeralClick,
   type Harness,
+  installWorkspace,
   mention,
   startHarness,
   TEAM,
@@ -54,6 +56,22 @@ const annPlan = () => ({
 const isTurn = (r: ScriptedRequest) => r.purpose === "turn";
 const isWriteback = (r: ScriptedRequest) => r.purpose === "writeback";
 
+const A: FakeInstall = {
+  code: "code-a",
+  teamId: "TAAA",
+  botUserId: "UBOTA",
+  botId: "BA",
+  token: "xoxb-aaa-111",
+};
+const B: FakeInstall = {
+  code: "code-b",
+  teamId: "TBBB",
+  botUserId: "UBOTB",
+  botId: "BB",
+  token: "xoxb-bbb-222",
+};
+const B_ERASED = [B.token, "B-MSG-6666", "B-FACT-7777", `slack:${B.teamId}:`];
+
 const STORES = [
   { name: "file", skip: false },
   { name: "redis", skip: !redis.ok },
@@ -73,11 +91,12 @@ for (const { name, skip } of STORES) {
       h = null;
     });
 
-    async function start() {
+    async function start(oauth = false) {
       dataDir = mkdtempSync(join(tmpdir(), "neo-erasure-"));
       prefix = uniquePrefix("erasure");
       h = await startHarness({
         memory: true,
+        ...(oauth ? { oauthInstalls: [A, B] } : {}),
         adminIds: ["UADMIN"],
         ...(name === "redis" ? { redis: { url: redis.url, prefix } } : { dataDir }),
       });
@@ -85,7 +104,7 @@ for (const { name, skip } of STORES) {
     }
 
     /** One message and its answer, with its write-back (`facts` taught). */
-    async function say(event: Record<string, unknown>, answer: string, facts: string[] = []) {
+    async function say(event: Record<string, unknown>, answer: string, facts: string[] = [], team?: string) {
       const hh = h!;
       const before = hh.memory!.stats().processed;
       const writeback = JSON.stringify({ conversations: [{ conversation: 1, user_facts: facts }] });
@@ -93,7 +112,7 @@ for (const { name, skip } of STORES) {
         { label: answer, match: isTurn, reply: { text: answer } },
         { label: "write-back", match: isWriteback, reply: { text: writeback } },
       );
-      expect((await hh.slack.event(envelope(event))).status).toBe(200);
+      expect((await hh.slack.event(envelope(event, undefined, team))).status).toBe(200);
       await until("write-back", () => hh.memory!.stats().processed > before);
     }
 
@@ -184,6 +203,56 @@ for (const { name, skip } of STORES) {
       await neo("UADMIN", "forget <@UANN>");
       await confirm("UADMIN", "forget:slack:T0001:UANN");
       await expectErasedAndThreadAnswers(threadTs);
+    });
+
+    it("a workspace's uninstall leaves none of its token, messages or facts; the other workspace answers", async () => {
+      const hh = await start(true);
+      expect((await installWorkspace(hh, A.code)).status).toBe(200);
+      expect((await installWorkspace(hh, B.code)).status).toBe(200);
+      const at = (team: FakeInstall, user: string, text: string, extra: Record<string, unknown> = {}) => {
+        const ts = userTs();
+        return {
+          type: "app_mention",
+          channel: `C${team.teamId}`,
+          user,
+          text: `<@${team.botUserId}> ${text}`,
+          ts,
+          event_ts: ts,
+          ...extra,
+        };
+      };
+      await say(at(B, "UANN", "remember B-MSG-6666"), "Noted in B.", ["B's code is B-FACT-7777"], B.teamId);
+      const rootA = at(A, "UANN", "remember A-MSG-8888");
+      await say(rootA, "Noted in A.", ["A's code is A-FACT-9999"], A.teamId);
+      expect((await found(B_ERASED)).length).toBeGreaterThan(0);
+
+      hh.fake.revoke(B.teamId);
+      const gone = await hh.slack.event(
+        envelope({ type: "app_uninstalled", event_ts: String(Date.now() / 1000) }, undefined, B.teamId),
+      );
+      expect(gone.status).toBe(200);
+      expect(await found(B_ERASED)).toEqual([]);
+      if (name === "file") expect(foundOnDisk(dataDir, B_ERASED)).toEqual([]);
+      const kept = [A.token, "A-MSG-8888", "A-FACT-9999"];
+      expect(new Set((await found(kept)).map((f) => f.split(" in ")[0]))).toEqual(new Set(kept));
+
+      let seen = "";
+      hh.ep.script(
+        {
+          label: "A after B left",
+          match: isTurn,
+          expect: (r) => {
+            seen = JSON.stringify(r.messages);
+          },
+          reply: { text: "Still here, A." },
+        },
+        { label: "write-back", match: isWriteback, reply: { text: "{}" } },
+      );
+      const before = hh.memory!.stats().processed;
+      await hh.slack.event(envelope(at(A, "UBOB", "more?", { thread_ts: rootA.ts }), undefined, A.teamId));
+      await until("write-back", () => hh.memory!.stats().processed > before);
+      expect(seen).toContain("A-MSG-8888");
+      expect(hh.ep.violations).toEqual([]);
     });
   });
 }

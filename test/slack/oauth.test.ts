@@ -15,7 +15,7 @@ import { SLACK_BOT_SCOPES } from "../../src/adapters/slack/installations.js";
 import { isWorkspaceKey } from "../../src/core/workspace-data.js";
 import type { FakeInstall } from "../fakes/slack/fake-slack.js";
 import { foundOnDisk } from "../support/on-disk.js";
-import { envelope, type Harness, OAUTH, startHarness, userTs } from "./support/harness.js";
+import { envelope, type Harness, installWorkspace, OAUTH, startHarness, userTs } from "./support/harness.js";
 
 const A: FakeInstall = {
   code: "code-a",
@@ -31,22 +31,6 @@ const B: FakeInstall = {
   botId: "BB",
   token: "xoxb-bbb-222",
 };
-
-/** The install flow a browser goes through: /slack/install, Slack's consent (skipped), the redirect. */
-async function install(h: Harness, code: string): Promise<Response> {
-  const base = `http://127.0.0.1:${h.adapter.port()}`;
-  const start = await fetch(`${base}/slack/install`, { redirect: "manual" });
-  expect(start.status).toBe(302);
-  const authorize = new URL(start.headers.get("location")!);
-  expect(authorize.searchParams.get("client_id")).toBe(OAUTH.clientId);
-  expect(authorize.searchParams.get("scope")!.split(",").sort()).toEqual([...SLACK_BOT_SCOPES].sort());
-  const state = authorize.searchParams.get("state")!;
-  const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-  return fetch(`${base}/slack/oauth_redirect?code=${code}&state=${encodeURIComponent(state)}`, {
-    headers: { cookie },
-    redirect: "manual",
-  });
-}
 
 function mentionIn(team: FakeInstall, channel: string, text: string) {
   const ts = userTs();
@@ -82,8 +66,8 @@ describe("Slack OAuth install, many workspaces", () => {
       redirect: "manual",
     });
     expect(forged.status).toBeGreaterThanOrEqual(400);
-    expect((await install(h, A.code)).status).toBe(200);
-    expect((await install(h, B.code)).status).toBe(200);
+    expect((await installWorkspace(h, A.code)).status).toBe(200);
+    expect((await installWorkspace(h, B.code)).status).toBe(200);
     const exchanges = h.fake.callsTo("oauth.v2.access");
     expect(exchanges.map((c) => c.args.code)).toEqual([A.code, B.code]);
     expect(exchanges.every((c) => c.args.client_secret === OAUTH.clientSecret)).toBe(true);

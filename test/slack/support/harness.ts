@@ -8,9 +8,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CustomRoute } from "@slack/bolt";
+import { expect } from "vitest";
 import { createSlackAdapter, type SlackAdapter } from "../../../src/adapters/slack/adapter.js";
 import type { AssistantSettings } from "../../../src/adapters/slack/assistant.js";
 import type { DraftPace } from "../../../src/adapters/slack/draft/pacer.js";
+import { SLACK_BOT_SCOPES } from "../../../src/adapters/slack/installations.js";
 import type { SlackRateRules } from "../../../src/adapters/slack/outbound/rules.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
@@ -456,6 +458,22 @@ export function userTs(): string {
 export function mention(channel: string, user: string, text: string, extra: Record<string, unknown> = {}) {
   const ts = (extra.ts as string | undefined) ?? userTs();
   return { type: "app_mention", channel, user, text: `<@UNEO> ${text}`, ts, event_ts: ts, ...extra };
+}
+
+/** The install flow a browser goes through: /slack/install, Slack's consent (skipped), the redirect. */
+export async function installWorkspace(h: Harness, code: string): Promise<Response> {
+  const base = `http://127.0.0.1:${h.adapter.port()}`;
+  const start = await fetch(`${base}/slack/install`, { redirect: "manual" });
+  expect(start.status).toBe(302);
+  const authorize = new URL(start.headers.get("location")!);
+  expect(authorize.searchParams.get("client_id")).toBe(OAUTH.clientId);
+  expect(authorize.searchParams.get("scope")!.split(",").sort()).toEqual([...SLACK_BOT_SCOPES].sort());
+  const state = authorize.searchParams.get("state")!;
+  const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
+  return fetch(`${base}/slack/oauth_redirect?code=${code}&state=${encodeURIComponent(state)}`, {
+    headers: { cookie },
+    redirect: "manual",
+  });
 }
 
 /** Poll `cond` until it holds (bounded); for state that no recorded call signals. */
