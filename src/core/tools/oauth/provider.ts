@@ -8,7 +8,7 @@
  * principal and server; the callback (`sign-in.ts`) takes them back once.
  */
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -75,9 +75,11 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
       await vault.begin(state, principal, alias, verifier);
       o.onAuthorizationUrl(url);
     },
+    saveDiscoveryState: (d: OAuthDiscoveryState) => vault.saveDiscovery(principal, alias, d),
+    discoveryState: () => vault.discovery(principal, alias),
     invalidateCredentials: async (scope) => {
-      if (scope === "verifier" || scope === "discovery") return;
-      await vault.clear(principal, alias, scope === "all" ? "all" : scope);
+      if (scope === "verifier") return;
+      await vault.clear(principal, alias, scope);
     },
   };
 }

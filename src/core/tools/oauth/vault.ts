@@ -4,6 +4,7 @@
  * principal and server that started it, with its PKCE verifier, single use and expiring. Keys carry
  * the principal's hash tag like every per-user key (`keys.ts`).
  */
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { z } from "zod";
 import type { Store } from "../../../store/types.js";
@@ -28,7 +29,12 @@ export function credentialKey(p: OAuthPrincipal, alias: string): string {
 }
 const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
 
-const sealedRecord = z.object({ tokens: z.string().optional(), client: z.string().optional() });
+/** Sealed tokens and client; `discovery` (public metadata) is what the redirect's callback reuses. */
+const sealedRecord = z.object({
+  tokens: z.string().optional(),
+  client: z.string().optional(),
+  discovery: z.record(z.string(), z.unknown()).optional(),
+});
 const pendingSchema = z.object({
   principal: z.string(),
   alias: z.string(),
@@ -42,8 +48,11 @@ export interface OAuthVault {
   saveTokens(p: OAuthPrincipal, alias: string, tokens: OAuthTokens): Promise<void>;
   client(p: OAuthPrincipal, alias: string): Promise<OAuthClientInformationMixed | undefined>;
   saveClient(p: OAuthPrincipal, alias: string, info: OAuthClientInformationMixed): Promise<void>;
-  /** Forget tokens (`tokens`), the registration (`client`) or both (`all`). */
-  clear(p: OAuthPrincipal, alias: string, what: "tokens" | "client" | "all"): Promise<void>;
+  /** Where the server's metadata was found, kept so the callback's token exchange finds it again. */
+  discovery(p: OAuthPrincipal, alias: string): Promise<OAuthDiscoveryState | undefined>;
+  saveDiscovery(p: OAuthPrincipal, alias: string, state: OAuthDiscoveryState): Promise<void>;
+  /** Forget the tokens, the registration, the discovered metadata, or all. */
+  clear(p: OAuthPrincipal, alias: string, what: "tokens" | "client" | "discovery" | "all"): Promise<void>;
   /** Aliases `p` holds tokens for. */
   connected(p: OAuthPrincipal): Promise<string[]>;
   /** Record a flow started by `p` on `alias`. */
@@ -57,7 +66,7 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
     return sealedRecord.parse((await store.get(credentialKey(p, alias))) ?? {});
   }
   async function write(p: OAuthPrincipal, alias: string, rec: z.infer<typeof sealedRecord>) {
-    if (!rec.tokens && !rec.client) await store.delete(credentialKey(p, alias));
+    if (!rec.tokens && !rec.client && !rec.discovery) await store.delete(credentialKey(p, alias));
     else await store.set(credentialKey(p, alias), rec);
   }
   return {
@@ -75,11 +84,18 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
     async saveClient(p, alias, info) {
       await write(p, alias, { ...(await read(p, alias)), client: seal(key, JSON.stringify(info)) });
     },
+    async discovery(p, alias) {
+      return (await read(p, alias)).discovery as OAuthDiscoveryState | undefined;
+    },
+    async saveDiscovery(p, alias, state) {
+      await write(p, alias, { ...(await read(p, alias)), discovery: { ...state } });
+    },
     async clear(p, alias, what) {
       const rec = await read(p, alias);
       await write(p, alias, {
-        tokens: what === "client" ? rec.tokens : undefined,
-        client: what === "tokens" ? rec.client : undefined,
+        tokens: what === "tokens" || what === "all" ? undefined : rec.tokens,
+        client: what === "client" || what === "all" ? undefined : rec.client,
+        discovery: what === "discovery" || what === "all" ? undefined : rec.discovery,
       });
     },
     async connected(p) {
