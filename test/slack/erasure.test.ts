@@ -96,6 +96,7 @@ for (const { name, skip } of STORES) {
       prefix = uniquePrefix("erasure");
       h = await startHarness({
         memory: true,
+        tools: { lookup: () => ({ content: "the locker list", isError: false }) },
         ...(oauth ? { oauthInstalls: [A, B] } : {}),
         adminIds: ["UADMIN"],
         ...(name === "redis" ? { redis: { url: redis.url, prefix } } : { dataDir }),
@@ -135,6 +136,12 @@ for (const { name, skip } of STORES) {
     /** Ann and Bob in a thread of #general, Ann in her DM; returns the thread's ts. */
     async function converse(): Promise<string> {
       const root = mention("C1", "UANN", `please note ${ANN_THREAD}`);
+      // Her turn calls a tool: after the erasure its call and result must still pair.
+      h!.ep.script({
+        label: "Ann's lookup",
+        match: isTurn,
+        reply: { toolCalls: [{ name: "lookup", arguments: {} }] },
+      });
       await say(root, "Noted for the thread.", [`Ann's locker is ${ANN_FACT}`]);
       await say(mention("C1", "UBOB", `and ${BOB_THREAD}`, { thread_ts: root.ts }), "Noted, Bob.");
       const ts = userTs();
@@ -184,6 +191,7 @@ for (const { name, skip } of STORES) {
       await hh.slack.event(envelope(mention("C1", "UBOB", "anything else?", { thread_ts: threadTs })));
       await until("write-back", () => hh.memory!.stats().processed > before);
       expect(seen).toContain(REMOVED);
+      expect(seen).toContain("the locker list");
       expect(seen).toContain(BOB_THREAD);
       for (const s of ERASED) expect(seen).not.toContain(s);
       expect(hh.ep.violations).toEqual([]);
