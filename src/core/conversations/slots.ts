@@ -42,6 +42,11 @@ export interface SlotGrant {
 
 export interface Slots {
   acquire(req: SlotRequest): Promise<SlotGrant>;
+  /**
+   * True when `user` asking now would be given a slot at once, its token aside (a slot free, no
+   * one waiting, the user not held back by their rate).
+   */
+  opensNow(user: UserKey): boolean;
   readonly running: number;
   readonly waiting: number;
   /** Users whose waiting turns wait for a token. */
@@ -281,6 +286,10 @@ export function createSlots(opts: SlotsOptions): Slots {
         const forSlot = running >= opts.size && u.blockedUntil <= clock.now() && !u.told;
         if (u.queue.at(-1) === w && forSlot) req.onQueued?.(positionOf(w));
       });
+    },
+    opensNow(user) {
+      const u = users.get(user);
+      return !closed && running < opts.size && waiting === 0 && !(u && u.blockedUntil > clock.now());
     },
     get running() {
       return running;

@@ -8,12 +8,23 @@ import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { ConversationBusyError, failControls } from "./controls.js";
 import type { Journal } from "./journal.js";
-import type { Leases } from "./lease.js";
+import type { Lease, Leases } from "./lease.js";
 import { tellQueued, tellThrottled } from "./notices.js";
 import { type SlotGrant, type Slots, SlotsClosedError } from "./slots.js";
 import { drain } from "./thread.js";
 import type { AbortReason, Control, Thread, ThreadEnv } from "./thread-state.js";
 import type { ConversationsOptions } from "./types.js";
+
+/** How long a slot may take to be granted and still use the lease and state read beside it. */
+const EARLY_READ_MS = 100;
+
+/** Give back a lease taken early for a turn that did not start at once. */
+async function dropEarly(
+  early: Promise<readonly [PromiseSettledResult<Lease | null>, ...unknown[]]> | undefined,
+): Promise<void> {
+  const [leased] = (await early) ?? [];
+  if (leased?.status === "fulfilled") await leased.value?.release();
+}
 
 /** How many lease attempts a control makes (a third of a lease apart) before giving up. */
 const CONTROL_ATTEMPTS = 9;
@@ -107,6 +118,18 @@ export function createWorkers(
   const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
     let slot: SlotGrant;
     const user = nextRequester(t);
+    // The lease and the conversation's state in one round trip (Redis runs them in this order: the
+    // state is read under the lease, after any journal write sent before it). When a slot is free,
+    // they go out with the user's token take instead of after it: the fleet-wide rate costs the
+    // answer no round trip of its own. A slot that was not granted at once drops them (a long wait
+    // would hold the conversation and read it early).
+    const read = () =>
+      Promise.allSettled([
+        leases.tryAcquire(journal.lockKey(t.key)),
+        journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined),
+      ]);
+    let early = slots.opensNow(user) ? read() : undefined;
+    const asked = Date.now();
     waitingBy.set(user, (waitingBy.get(user) ?? 0) + 1);
     try {
       slot = await slots.acquire({
@@ -115,28 +138,28 @@ export function createWorkers(
         onThrottled: (waitMs) => tellThrottled(options, t, user, waitMs),
       });
     } catch (err) {
+      await dropEarly(early);
       if (err instanceof SlotsClosedError) return "done";
       throw err;
     } finally {
       stopWaiting(user);
     }
+    if (early && Date.now() - asked > EARLY_READ_MS) {
+      await dropEarly(early);
+      early = undefined;
+    }
     let taken: number;
     const ended = options.turns?.begin();
     try {
-      // The lease and the conversation's state in one round trip (Redis runs them in this order:
-      // the state is read under the lease, after any journal write sent before it).
-      const [leased, read] = await Promise.allSettled([
-        leases.tryAcquire(journal.lockKey(t.key)),
-        journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined),
-      ]);
+      const [leased, state] = await (early ?? read());
       if (leased.status === "rejected") throw leased.reason;
       const lease = leased.value;
       if (!lease) return "held";
-      if (read.status === "rejected") {
+      if (state.status === "rejected") {
         await lease.release();
-        throw read.reason;
+        throw state.reason;
       }
-      const snap = read.value;
+      const snap = state.value;
       t.slot = slot;
       try {
         taken = await drain(t, lease, env, snap);
