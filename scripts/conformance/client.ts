@@ -70,7 +70,19 @@ function settingsFromContext(): OAuthSettings {
   const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
   const id = str(ctx.client_id);
   const secret = str(ctx.client_secret);
-  return { ...(id ? { client_id: id } : {}), ...(secret ? { client_secret: secret } : {}) };
+  const key = str(ctx.private_key_pem);
+  const alg = str(ctx.signing_algorithm);
+  // The client-credentials scenarios are the only ones named so; their client signs itself in.
+  const machine = process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/client-credentials");
+  return {
+    ...(id ? { client_id: id } : {}),
+    ...(secret ? { client_secret: secret } : {}),
+    ...(machine ? { grant: "client_credentials" as const } : {}),
+    ...(key ? { private_key: key } : {}),
+    ...(alg === "RS256" || alg === "ES256" || alg === "PS256" || alg === "EdDSA"
+      ? { signing_algorithm: alg }
+      : {}),
+  };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "neo-conformance-client-"));

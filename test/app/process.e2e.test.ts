@@ -244,7 +244,9 @@ describe.skipIf(!redis.ok)(
       });
       expect(await bot.exit).toBe(1);
       const out = bot.output();
-      expect(out.trim()).toBe("REDIS_URL: must be a URL (with REDIS_CLUSTER=true, comma-separated URLs) (the value given)");
+      expect(out.trim()).toBe(
+        "REDIS_URL: must be a URL (with REDIS_CLUSTER=true, comma-separated URLs) (the value given)",
+      );
       expect(out).not.toContain(REDIS_PASSWORD);
     });
   },

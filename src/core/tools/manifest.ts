@@ -59,6 +59,13 @@ const oauthFields = {
   client_secret: z.string().min(1).optional(),
   client_metadata_url: z.string().url().startsWith("https://", "must be an https URL").optional(),
   scopes: z.array(z.string().min(1).regex(/^\S+$/, "one scope, no spaces")).min(1).optional(),
+  /**
+   * `client_credentials`: no one signs in; the deployment's client gets tokens with its
+   * `client_secret` or, instead, a JWT signed with `private_key` (PEM, `signing_algorithm`).
+   */
+  grant: z.literal("client_credentials").optional(),
+  private_key: z.string().min(1).optional(),
+  signing_algorithm: z.enum(["RS256", "ES256", "PS256", "EdDSA"]).optional(),
 };
 
 const httpServerSchema = z
@@ -76,12 +83,27 @@ const httpServerSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    const oauthOnly = ["client_id", "client_secret", "client_metadata_url", "scopes"] as const;
+    const oauthOnly = [
+      "client_id",
+      "client_secret",
+      "client_metadata_url",
+      "scopes",
+      "grant",
+      "private_key",
+      "signing_algorithm",
+    ] as const;
     for (const f of oauthOnly)
       if (s[f] !== undefined && s.auth !== "oauth")
         ctx.addIssue({ code: "custom", path: [f], message: `is only for "auth": "oauth" servers` });
     if (s.client_secret && !s.client_id)
       ctx.addIssue({ code: "custom", path: ["client_secret"], message: "needs client_id" });
+    if (s.grant && (!s.client_id || (!s.client_secret && !s.private_key) || s.scope === "user"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["grant"],
+        message:
+          "client_credentials needs client_id and client_secret or private_key, and is deployment-wide",
+      });
     if (s.scope === "user" && s.auth !== "oauth")
       ctx.addIssue({
         code: "custom",
@@ -93,7 +115,13 @@ const httpServerSchema = z
 /** A server's OAuth settings as the manifest gives them. */
 export type OAuthSettings = Pick<
   z.infer<typeof httpServerSchema>,
-  "client_id" | "client_secret" | "client_metadata_url" | "scopes"
+  | "client_id"
+  | "client_secret"
+  | "client_metadata_url"
+  | "scopes"
+  | "grant"
+  | "private_key"
+  | "signing_algorithm"
 >;
 
 export const manifestSchema = z
@@ -220,5 +248,6 @@ export function resolveServerSpec(
     ...(spec.client_secret
       ? { client_secret: resolveValue(spec.client_secret, env, alias, "client_secret") }
       : {}),
+    ...(spec.private_key ? { private_key: resolveValue(spec.private_key, env, alias, "private_key") } : {}),
   };
 }

@@ -19,7 +19,8 @@ export function oauthServers(
     if (isStdio(raw) || raw.auth !== "oauth" || raw.disabled) continue;
     const spec = resolveServerSpec(alias, raw, env);
     if (isStdio(spec)) continue;
-    const { client_id, client_secret, client_metadata_url, scopes } = spec;
+    const { client_id, client_secret, client_metadata_url, scopes, grant, private_key, signing_algorithm } =
+      spec;
     out.set(alias, {
       url: spec.url,
       settings: {
@@ -27,6 +28,9 @@ export function oauthServers(
         ...(client_secret ? { client_secret } : {}),
         ...(client_metadata_url ? { client_metadata_url } : {}),
         ...(scopes ? { scopes } : {}),
+        ...(grant ? { grant } : {}),
+        ...(private_key ? { private_key } : {}),
+        ...(signing_algorithm ? { signing_algorithm } : {}),
       },
       perUser: spec.scope === "user",
     });

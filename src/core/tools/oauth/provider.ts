@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -39,18 +40,40 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
         ...(settings.client_secret ? { client_secret: settings.client_secret } : {}),
       }
     : undefined;
+  // Client credentials: no person, no redirect; the SDK asks for a token with this grant.
+  const machine = settings.grant === "client_credentials";
   const metadata: OAuthClientMetadata = {
     client_name: "Neo",
-    redirect_uris: [o.redirectUrl],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: settings.client_secret ? "client_secret_basic" : "none",
+    redirect_uris: machine ? [] : [o.redirectUrl],
+    grant_types: machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+    response_types: machine ? [] : ["code"],
+    token_endpoint_auth_method: settings.private_key
+      ? "private_key_jwt"
+      : settings.client_secret
+        ? "client_secret_basic"
+        : "none",
     ...(settings.scopes?.length ? { scope: settings.scopes.join(" ") } : {}),
   };
   return {
     get redirectUrl() {
-      return o.redirectUrl;
+      return machine ? undefined : o.redirectUrl;
     },
+    ...(machine
+      ? {
+          prepareTokenRequest: (scope?: string) =>
+            new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) }),
+        }
+      : {}),
+    ...(settings.private_key && settings.client_id
+      ? {
+          addClientAuthentication: createPrivateKeyJwtAuth({
+            issuer: settings.client_id,
+            subject: settings.client_id,
+            privateKey: settings.private_key,
+            alg: settings.signing_algorithm ?? "RS256",
+          }),
+        }
+      : {}),
     ...(settings.client_metadata_url ? { clientMetadataUrl: settings.client_metadata_url } : {}),
     get clientMetadata() {
       return metadata;
