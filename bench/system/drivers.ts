@@ -34,7 +34,8 @@ export interface SlackDelivery {
   deliver(envelope: Record<string, unknown>, onAttempt?: (outcome: string) => void): Promise<boolean>;
 }
 
-export function createSlackDelivery(url: string, secret: string): SlackDelivery {
+/** `target` names the bot URL for each attempt: a fleet's load balancer picks one per attempt. */
+export function createSlackDelivery(target: () => string, secret: string): SlackDelivery {
   const stats: DeliveryStats = { attempts: 0, failed: 0, gaveUp: 0 };
   const attempt = async (body: string, retryNum: number, note: (o: string) => void): Promise<boolean> => {
     const ts = Math.floor(Date.now() / 1000);
@@ -49,7 +50,7 @@ export function createSlackDelivery(url: string, secret: string): SlackDelivery 
     }
     stats.attempts++;
     try {
-      const res = await fetch(url, {
+      const res = await fetch(target(), {
         method: "POST",
         headers,
         body,

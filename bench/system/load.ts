@@ -60,7 +60,7 @@ const METRICS =
   /^neo_(turns_total|writeback_dropped_total|queue_wait_seconds_(sum|count)|platform_rate_limited_total|slack_gate_(waits|dropped|refused)_total)/;
 
 export async function runLoad(stack: Stack, spec: LoadSpec): Promise<LoadResult> {
-  const delivery = createSlackDelivery(stack.eventsUrl, SIGNING_SECRET);
+  const delivery = createSlackDelivery(() => stack.eventsUrl, SIGNING_SECRET);
   const convs: Conversation[] = [
     ...Array.from({ length: spec.slackConversations }, (_, i) => ({
       name: `slack:D${spec.prefix.toUpperCase()}${String(i).padStart(4, "0")}`,

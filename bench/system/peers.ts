@@ -63,14 +63,14 @@ export async function startPeers(stack: Stack): Promise<Peers> {
     );
     return {
       name,
-      delivery: createSlackDelivery(`http://127.0.0.1:${port}/slack/events`, SIGNING_SECRET),
+      delivery: createSlackDelivery(() => `http://127.0.0.1:${port}/slack/events`, SIGNING_SECRET),
       pid: () => p.pid,
     };
   };
   const [bare, chat] = [await peer("bare"), await peer("chat")];
   const neo: BenchApp = {
     name: "neo",
-    delivery: createSlackDelivery(stack.eventsUrl, SIGNING_SECRET),
+    delivery: createSlackDelivery(() => stack.eventsUrl, SIGNING_SECRET),
     pid: () => stack.bot().pid,
   };
   return {

@@ -135,14 +135,15 @@ export function faultsMarkdown(results: FaultResult[], spec: string): string {
 }
 
 /** Write `body` between the markers in BENCHMARKS.md (appended at the end the first time). */
-export function writeBlock(path: string, body: string): void {
-  const block = `${BLOCK_START}\n${body.trim()}\n${BLOCK_END}\n`;
+/** Replace the block between `open` and `close` (the system suite's by default), or append it. */
+export function writeBlock(path: string, body: string, open = BLOCK_START, close = BLOCK_END): void {
+  const block = `${open}\n${body.trim()}\n${close}\n`;
   const doc = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const start = doc.indexOf(BLOCK_START);
-  const end = doc.indexOf(BLOCK_END);
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
   const next =
     start >= 0 && end > start
-      ? `${doc.slice(0, start)}${block}${doc.slice(end + BLOCK_END.length).replace(/^\n/, "")}`
+      ? `${doc.slice(0, start)}${block}${doc.slice(end + close.length).replace(/^\n/, "")}`
       : `${doc.trimEnd()}\n\n${block}`;
   writeFileSync(path, next);
 }

@@ -37,7 +37,7 @@ export const MCP_FIXTURE = join(ROOT, "test/fixtures/mcp/paged.ts");
 export const MCP_TOOL = "fx__page_one";
 
 /** Slack's published tiers (src/adapters/slack/outbound/rules.ts): the fake flags any call beyond them. */
-const SLACK_TIERS: Record<string, FakeTier> = {
+export const SLACK_TIERS: Record<string, FakeTier> = {
   "chat.postMessage": { limit: 3, windowMs: 3000, scope: "channel" },
   "chat.update": { limit: 50, windowMs: 60_000, scope: "workspace" },
   "chat.delete": { limit: 50, windowMs: 60_000, scope: "workspace" },

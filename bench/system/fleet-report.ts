@@ -1,0 +1,110 @@
+/**
+ * The fleet bench's figures and its block of BENCHMARKS.md: per phase, messages lost (never
+ * answered) and duplicated (answered twice), windows over a Slack limit, answer latency, and each
+ * user's share — turns answered within the send window, per minute — against the single-process run.
+ */
+import { percentiles } from "../types.js";
+import type { FleetResult } from "./fleet.js";
+import { ms } from "./report.js";
+
+export interface FleetFigures {
+  label: string;
+  sent: number;
+  answeredOnce: number;
+  lost: number;
+  duplicated: number;
+  p50: number;
+  p99: number;
+  windowsOver: number;
+  overCalls: number;
+  /** Each user's answers within the send window, per minute. */
+  perUser: Map<string, number>;
+}
+
+export function fleetFigures(r: FleetResult): FleetFigures {
+  const windowEnd = r.loadStartedAt + r.spec.sendMs;
+  const perUser = new Map<string, number>();
+  for (const s of r.sent) {
+    const user = r.userOf.get(s.token)!;
+    const inWindow = s.answers.length > 0 && Math.min(...s.answers) <= windowEnd ? 1 : 0;
+    perUser.set(user, (perUser.get(user) ?? 0) + inWindow / (r.spec.sendMs / 60_000));
+  }
+  const answered = r.sent.filter((s) => s.answers.length > 0);
+  const lat = answered.length
+    ? percentiles(answered.map((s) => Math.min(...s.answers) - s.sentAt))
+    : { median: Number.NaN, p99: Number.NaN };
+  return {
+    label: r.spec.label,
+    sent: r.sent.length,
+    answeredOnce: r.sent.filter((s) => s.answers.length === 1).length,
+    lost: r.sent.length - answered.length,
+    duplicated: r.sent.filter((s) => s.answers.length > 1).length,
+    p50: lat.median,
+    p99: lat.p99,
+    windowsOver: r.windowsOver,
+    overCalls: Object.values(r.overLimit).reduce((a, b) => a + b, 0),
+    perUser,
+  };
+}
+
+/** |share / single-process share − 1| per user: median and worst, as percentages. */
+export function shareDeviation(f: FleetFigures, single: FleetFigures): { median: number; worst: number } {
+  const devs = [...single.perUser].map(([user, base]) =>
+    base > 0 ? Math.abs((f.perUser.get(user) ?? 0) / base - 1) * 100 : Number.NaN,
+  );
+  const ok = devs.filter(Number.isFinite);
+  return ok.length ? { median: percentiles(ok).median, worst: Math.max(...ok) } : { median: NaN, worst: NaN };
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} %` : "—");
+
+export function fleetMarkdown(results: FleetResult[], cmd: string, machine: string, tookS: number): string {
+  const figs = results.map(fleetFigures);
+  const single = figs[0]!;
+  const s = results[0]!.spec;
+  const medianShare = percentiles([...single.perUser.values()]).median;
+  const rows = figs.map((f, i) => {
+    const r = results[i]!;
+    const dev = i === 0 ? { median: 0, worst: 0 } : shareDeviation(f, single);
+    const killed = r.restartMs === undefined ? "—" : `${(r.restartMs / 1000).toFixed(1)} s`;
+    return `| ${f.label} | ${f.sent} | ${f.answeredOnce} | ${f.lost} | ${f.duplicated} | ${f.windowsOver} (${f.overCalls} calls) | ${i === 0 ? "baseline" : `${pct(dev.median)} / ${pct(dev.worst)}`} | ${ms(f.p50)} | ${ms(f.p99)} | ${killed} |`;
+  });
+  const calls = results.map(
+    (r) =>
+      `- ${r.spec.label}: ${Object.entries(r.calls)
+        .sort()
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(", ")}${r.warmupLost ? `; warm-up messages never answered: ${r.warmupLost}` : ""}`,
+  );
+  return [
+    "## Fleet (`npm run bench:fleet`)",
+    "",
+    `_Source: \`bench/system/fleet.ts\` (${tookS.toFixed(0)} s). ${machine}. One run per row (not a median of`,
+    "several runs: each row is minutes of real processes on a 2-core machine). Reproduce:",
+    `\`${cmd}\`._`,
+    "",
+    `Each row: the REAL Neo processes (\`node --import tsx src/main.ts\`, distinct \`NEO_INSTANCE_ID\`,`,
+    "`NEO_HTTP_PORT`, `NEO_METRICS_PORT`) against one fake Slack workspace that answers 429 beyond Slack's",
+    "tiers (chat.postMessage 3 per 3 s per channel, Tier 3 methods 50 a minute) and records every call of",
+    "the whole fleet, and the scripted model (200 ms a call). Store: the shared Redis on 127.0.0.1:6379",
+    "under a key prefix of the run's own, or a local 3-primary Redis Cluster the bench starts",
+    "(`REDIS_CLUSTER=true`). Load: one warm-up mention in each of the first half of the",
+    `${s.channels} channels, then ${s.messages} mentions open loop over ${s.sendMs / 1000} s, round the channels (the other`,
+    `half never seen before), from ${s.users} users; each delivery goes round-robin to an instance, a failed one`,
+    "is retried as Slack does (at once, +5 s, +25 s) to the next instance. In the 3-process rows instance 2",
+    "is SIGKILLed at 40 % of the send window and restarted at once. The user turn rate is set to bind",
+    `(\`NEO_USER_TURNS_PER_MINUTE=${s.turnsPerMinute}\`, burst ${s.turnBurst}; each user sends ${((s.messages / s.users) * (60_000 / s.sendMs)).toFixed(1)} a minute), so a`,
+    "user's share is measured: answers to their messages within the send window, per minute; the",
+    `1-process row is the baseline (median ${medianShare.toFixed(1)} a minute per user) and the column gives the median /`,
+    "worst deviation of a user's share from it. Latency is send → first answer, including turns held",
+    "back by the turn rate. Discord is not part of this bench (the issue's Discord half is not built).",
+    "",
+    "| processes, store | sent | answered once | lost | duplicated | windows over a Slack limit | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    "Calls the fake Slack answered, by method and status:",
+    "",
+    ...calls,
+  ].join("\n");
+}
