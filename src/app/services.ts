@@ -168,6 +168,11 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
       files,
       budget: usage.budget,
       channels,
+      signIn: oauth && {
+        unauthorized: (user) => oauth.unauthorized(user),
+        beginSignIn: (user, alias) => oauth.beginSignIn(user, alias),
+        listFor: (user, unauthorized) => tools.listFor(user, unauthorized),
+      },
     },
     async close() {
       await memory.drained();

@@ -19,6 +19,9 @@ function promptOf(f: FormField): string {
 
 export function createConsoleForms(ask: Ask, write: (text: string) => void): FormChannel {
   return {
+    async link(note) {
+      write(`\n${note.server}: ${note.message}\nOpen: ${note.url}\n`);
+    },
     async ask(question, _requester, signal) {
       write(`\nServer "${question.server}" asks: ${question.message}\n`);
       if (question.mode === "url") write(`Open: ${question.url}\n`);

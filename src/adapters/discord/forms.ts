@@ -21,7 +21,13 @@ import {
 } from "discord.js";
 import { z } from "zod";
 import { parseUserKey } from "../../core/keys.js";
-import type { FormAnswer, FormChannel, FormField, FormQuestion } from "../../core/tools/elicitation.js";
+import type {
+  FormAnswer,
+  FormChannel,
+  FormField,
+  FormQuestion,
+  PrivateLink,
+} from "../../core/tools/elicitation.js";
 import { defaultText } from "../../core/tools/elicitation.js";
 
 const PREFIX = "neo:form:";
@@ -155,8 +161,24 @@ export function dmPoster(rest: REST): FormPoster {
   };
 }
 
+/** A private link: the message and a link button, nothing to answer. */
+export function linkMessage(note: PrivateLink): FormBody {
+  return {
+    content: `**${note.server}:** ${note.message}`.slice(0, 1900),
+    components: [
+      {
+        type: ComponentType.ActionRow,
+        components: [
+          { type: ComponentType.Button, style: ButtonStyle.Link, label: "Open the link", url: note.url },
+        ],
+      },
+    ],
+  };
+}
+
 export function createDiscordFormChannel(post: FormPoster): FormChannel {
   return {
+    link: (note, requester) => post(parseUserKey(requester.userKey).user, linkMessage(note)),
     ask(question, requester, signal) {
       const user = parseUserKey(requester.userKey).user;
       const id = randomUUID();

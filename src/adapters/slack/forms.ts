@@ -8,7 +8,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseUserKey } from "../../core/keys.js";
-import type { FormAnswer, FormChannel, FormField, FormQuestion } from "../../core/tools/elicitation.js";
+import type {
+  FormAnswer,
+  FormChannel,
+  FormField,
+  FormQuestion,
+  PrivateLink,
+} from "../../core/tools/elicitation.js";
 import { defaultText } from "../../core/tools/elicitation.js";
 import type { SlackOutbound } from "./outbound.js";
 
@@ -87,8 +93,25 @@ export function formBlocks(id: string, q: FormQuestion): unknown[] {
   ];
 }
 
+/** A private link: the message and the link, no buttons (nothing waits for an answer). */
+export function linkBlocks(note: PrivateLink): unknown[] {
+  return [
+    { type: "section", text: { type: "mrkdwn", text: `*${note.server}:* ${note.message}`.slice(0, 3000) } },
+    { type: "section", text: { type: "mrkdwn", text: `<${note.url}|Open the link>` } },
+  ];
+}
+
 export function createSlackFormChannel(out: SlackOutbound, channel: string, threadTs: string): FormChannel {
   return {
+    async link(note, requester) {
+      await out.ephemeral({
+        channel,
+        user: parseUserKey(requester.userKey).user,
+        text: `${note.server}: ${note.message} ${note.url}`,
+        blocks: linkBlocks(note),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      });
+    },
     ask(question, requester, signal) {
       const user = parseUserKey(requester.userKey).user;
       const id = randomUUID();

@@ -5,6 +5,7 @@ import type { MemoryPort } from "../memory-port.js";
 import type { ToolSurface } from "../tools/types.js";
 import type { TurnBudget } from "../usage/types.js";
 import type { Identity } from "./prompt.js";
+import type { SignInPort } from "./sign-in.js";
 import type { AgentLimits } from "./types.js";
 
 /** What an agent is built from. One set per process, shared by every conversation. */
@@ -21,4 +22,6 @@ export interface AgentDeps {
   budget?: TurnBudget | undefined;
   /** Per-channel settings (instructions, model, tools), read at the start of each turn; unset = none. */
   channels?: Pick<ChannelSettingsStore, "get"> | undefined;
+  /** Per-person OAuth sign-ins checked at each turn's start; unset = no such servers. */
+  signIn?: SignInPort | undefined;
 }

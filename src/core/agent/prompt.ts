@@ -64,6 +64,8 @@ export interface SystemParts {
   summary: string | null;
   /** The channel's own instructions (`/neo channel instructions`), under the inviolable rules. */
   channelInstructions?: string | undefined;
+  /** Tools left out of this turn and why (a server the requester has yet to sign in to). */
+  toolNotes?: readonly string[] | undefined;
 }
 
 /** The active goal is the window's first request; a pasted document there is not repeated whole. */
@@ -107,7 +109,8 @@ export function buildSystemBlock(p: SystemParts): SystemBlock {
       section("Pinned", pinned) +
       section("Recalled turns", p.page.recalled) +
       section("Retrieved memory", [memoryNote, p.page.retrieved].filter(Boolean).join("\n")) +
-      section("Procedural patterns", p.page.patterns)
+      section("Procedural patterns", p.page.patterns) +
+      section("Tools not available this turn", (p.toolNotes ?? []).join("\n"))
     ).trimStart(),
   };
 }

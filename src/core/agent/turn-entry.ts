@@ -13,6 +13,7 @@ import { log } from "../log.js";
 import type { MemoryPage } from "../memory-port.js";
 import type { ToolSurface } from "../tools/types.js";
 import type { AgentDeps } from "./deps.js";
+import { gateSignIns } from "./sign-in.js";
 import type { Transcript } from "./transcript.js";
 import type { TurnContext, TurnInput, TurnProgress } from "./types.js";
 import { contextMessage, cutNotice, enterUserMessage } from "./user-message.js";
@@ -24,8 +25,10 @@ export interface OpenedTurn {
   asked: string;
   page: MemoryPage;
   channel: ChannelSettings;
-  /** The tools this channel allows. */
+  /** The tools this channel allows, less those of servers the requester has yet to sign in to. */
   tools: ToolSurface;
+  /** Lines for the model about tools left out of this turn (sign-ins). */
+  toolNotes: string[];
 }
 
 export interface TurnEntry {
@@ -107,8 +110,11 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     // The early page searched the opening's words only: queued messages need a search of their own.
     const page = early && words.length === 1 ? await early : await fault(asked);
     const channel = await channelP;
-    const tools = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
-    return { asked, page, channel, tools };
+    const allowed = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
+    const { tools, notes } = deps.signIn
+      ? await gateSignIns(deps.signIn, allowed, input.speaker, ctx.forms)
+      : { tools: allowed, notes: [] };
+    return { asked, page, channel, tools, toolNotes: notes };
   };
 
   return { open, enterQueued };

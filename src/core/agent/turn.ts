@@ -69,7 +69,7 @@ export async function runTurn(
       live: t.working,
     });
   const opened = await entry.open(input, ctx, progress, fault);
-  const { asked, channel, tools } = opened;
+  const { asked, channel, tools, toolNotes } = opened;
   let page = opened.page;
 
   const window = () => {
@@ -80,6 +80,7 @@ export async function runTurn(
       activeGoal: activeGoal(t.summary, t.working),
       summary: t.summary,
       channelInstructions: channel.instructions,
+      toolNotes,
     });
     const pct = budgetPct({
       system: `${block.head}\n\n${block.tail}`,

@@ -56,6 +56,11 @@ export interface McpToolSurface extends ToolSurface {
   warnings(): readonly SurfaceWarning[];
   /** Close every server and start them all again (optionally from a new manifest). Clears warnings. */
   reload(manifest?: Manifest): Promise<void>;
+  /**
+   * `user` is signed in to the per-person OAuth servers other than `unauthorized`: those not listed
+   * yet list their tools through `user`'s connection, so this turn sees them.
+   */
+  listFor(user: UserKey, unauthorized: readonly string[]): Promise<void>;
   /** An erasure: every per-user server stops `user`'s process and deletes their folder. */
   eraseUser(user: UserKey): Promise<void>;
   close(): Promise<void>;
@@ -152,6 +157,9 @@ export async function createToolSurface(opts: ToolSurfaceOptions): Promise<McpTo
       if (next) manifest = next;
       warnings = [];
       await startAll();
+    },
+    listFor: async (user, unauthorized) => {
+      await Promise.all(conns.filter((c) => !unauthorized.includes(c.alias)).map((c) => c.list(user)));
     },
     eraseUser: async (user) => {
       await Promise.all(conns.map((c) => c.erase(user)));

@@ -40,6 +40,11 @@ export interface ToolServer {
     label: string,
     options?: CallOptions,
   ): Promise<CallToolResult>;
+  /**
+   * A per-person OAuth server not listed yet (no one's tokens serve a probe): start `user`'s
+   * connection, which lists the tools for everyone. Nothing once listed, or for other servers.
+   */
+  list(user: UserKey): Promise<void>;
   info(): ServerInfo;
   /** An erasure: stop `user`'s own process and delete their folder. Nothing for a shared server. */
   erase(user: UserKey): Promise<void>;
@@ -53,6 +58,7 @@ export function sharedServer(conn: ServerConnection): ToolServer {
     start: () => conn.start(),
     tools: () => conn.tools(),
     call: (_user, tool, args, label, options) => conn.call(tool, args, label, options),
+    list: async () => {},
     info: () => conn.info(),
     erase: async () => {},
     close: () => conn.close(),
@@ -249,13 +255,28 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     try {
       return await inst.conn.call(tool, args, label, options);
     } finally {
-      inst.inFlight -= 1;
-      if (inst.inFlight === 0) {
-        inst.idle = setTimeout(() => stop(owner, inst), opts.idleMs);
-        // An idle timer never keeps the process alive.
-        inst.idle.unref();
-        waiting.shift()?.wake();
-      }
+      release(owner, inst);
+    }
+  }
+
+  function release(owner: UserKey, inst: Instance): void {
+    inst.inFlight -= 1;
+    if (inst.inFlight === 0) {
+      inst.idle = setTimeout(() => stop(owner, inst), opts.idleMs);
+      // An idle timer never keeps the process alive.
+      inst.idle.unref();
+      waiting.shift()?.wake();
+    }
+  }
+
+  async function list(user: UserKey): Promise<void> {
+    if (!opts.authFor || tools.length > 0 || closed) return;
+    const owner = cortexOwner(user);
+    const inst = await reserve(owner, `${alias} (tools/list)`);
+    try {
+      await inst.conn.start();
+    } finally {
+      release(owner, inst);
     }
   }
 
@@ -264,6 +285,7 @@ export function perUserServer(opts: PerUserServerOptions): ToolServer {
     start,
     tools: () => tools,
     call,
+    list,
     info: () => ({ ...probed, scope: "user", instances: instances.size, waiting: waiting.length }),
     async erase(user) {
       const owner = cortexOwner(user);

@@ -17,6 +17,7 @@ import type { SlackRateRules } from "../../../src/adapters/slack/outbound/rules.
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAgent } from "../../../src/core/agent/agent.js";
+import type { SignInPort } from "../../../src/core/agent/sign-in.js";
 import type { AgentLimits } from "../../../src/core/agent/types.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../../../src/core/approvals/broker.js";
@@ -86,6 +87,8 @@ export interface HarnessOptions {
   surface?: (parts: SurfaceParts) => Promise<ToolSurface & { close(): Promise<void> }>;
   /** Loop limits over the test defaults. */
   limits?: Partial<AgentLimits>;
+  /** Per-person OAuth sign-ins checked at each turn's start (`AgentDeps.signIn`). */
+  signIn?: SignInPort;
   /**
    * OAuth mode: no `SLACK_BOT_TOKEN`; the adapter serves `/slack/install` and the fake's
    * `oauth.v2.access` installs these workspaces (their events are sent with `envelope(…, team)`).
@@ -285,6 +288,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const files = createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...o.files } });
   const channels = createChannelSettings(store);
   agentDeps.channels = channels;
+  agentDeps.signIn = o.signIn;
   let adapter: SlackAdapter | null = null;
   const conversations = createConversations({
     store: o.conversationStore ? o.conversationStore(store) : store,

@@ -1,0 +1,79 @@
+/**
+ * Per-person sign-in at the start of a turn: the tools of a `"scope": "user"` OAuth server the
+ * requester has not signed in to are left out of the turn, the requester is sent a private sign-in
+ * link (their platform's form channel, so only they see it), and the model is told in one line per
+ * server. Once signed in, the next turn's check finds the tokens and the tools are back.
+ */
+import { cortexOwner, type Speaker } from "../keys.js";
+import { log } from "../log.js";
+import type { FormChannel } from "../tools/elicitation.js";
+import type { ToolSurface } from "../tools/types.js";
+
+/** What the turn needs of the OAuth connections (`OAuthConnections`). */
+export interface SignInPort {
+  /** The per-person OAuth servers `user` has not signed in to. */
+  unauthorized(user: Speaker["userKey"]): Promise<string[]>;
+  /** The sign-in URL to send privately; undefined when already signed in. */
+  beginSignIn(user: Speaker["userKey"], alias: string): Promise<string | undefined>;
+  /** Signed in everywhere but `unauthorized`: servers not listed yet list their tools as `user`. */
+  listFor(user: Speaker["userKey"], unauthorized: readonly string[]): Promise<void>;
+}
+
+export interface GatedTools {
+  tools: ToolSurface;
+  /** One line per left-out server, for the model. */
+  notes: string[];
+}
+
+/** The surface without `aliases`' tools (`alias__name`); a call to one is refused in-band. */
+export function withoutServers(surface: ToolSurface, aliases: readonly string[]): ToolSurface {
+  if (!aliases.length) return surface;
+  const serverOf = (name: string) => aliases.find((a) => name.startsWith(`${a}__`));
+  return {
+    schemas: () => surface.schemas().filter((s) => !serverOf(s.function.name)),
+    dispatch: (name, args, ctx) => {
+      const alias = serverOf(name);
+      return alias
+        ? Promise.resolve({ content: `Tool ${name} needs a sign-in to ${alias} first.`, isError: true })
+        : surface.dispatch(name, args, ctx);
+    },
+  };
+}
+
+export async function gateSignIns(
+  port: SignInPort,
+  tools: ToolSurface,
+  speaker: Speaker,
+  forms: FormChannel | undefined,
+): Promise<GatedTools> {
+  // Tokens are the person's across a platform's places (a Discord user's DMs and guilds alike).
+  const user = cortexOwner(speaker.userKey);
+  const missing = await port.unauthorized(user);
+  await port.listFor(user, missing);
+  if (!missing.length) return { tools, notes: [] };
+  const notes: string[] = [];
+  for (const alias of missing) {
+    const url = await port.beginSignIn(user, alias);
+    if (!url) continue; // signed in meanwhile (a refresh): the next check sees it
+    const sent = forms
+      ? await forms
+          .link(
+            { server: alias, message: "Sign in to use its tools (this link is only for you).", url },
+            speaker,
+          )
+          .then(
+            () => true,
+            (err: unknown) => {
+              log.warn({ err, server: alias }, "could not send the sign-in link");
+              return false;
+            },
+          )
+      : false;
+    notes.push(
+      sent
+        ? `${alias} needs ${speaker.displayName} to sign in; a link was sent to them privately.`
+        : `${alias} needs ${speaker.displayName} to sign in, and no private link could be sent here.`,
+    );
+  }
+  return { tools: withoutServers(tools, missing), notes };
+}

@@ -1,0 +1,157 @@
+/**
+ * Signing in from the chat, end to end on Slack (issue 33 item 2): the real Bolt app, the real loop
+ * and tool surface, a real OAuth-protected MCP server (test/support/oauth-mcp-server.ts) and Neo's
+ * callback route on a real HTTP server. Ann's turn leaves the server's tools out, tells the model in
+ * one line, and sends Ann alone an ephemeral sign-in link in the thread; the test plays her browser
+ * through the authorization server and the callback; her next turn calls the tool with her token.
+ * Bob's turn gets neither her token nor the tool, and he is sent his own link.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseManifest } from "../../src/core/tools/manifest.js";
+import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
+import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
+import { sealKey } from "../../src/core/tools/oauth/seal.js";
+import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
+import { createOAuthVault } from "../../src/core/tools/oauth/vault.js";
+import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
+import { startOpsServer } from "../../src/ops/http-server.js";
+import type { Store } from "../../src/store/types.js";
+import { memoryStore } from "../support/memory-store.js";
+import { type OAuthMcpServer, startOAuthMcpServer } from "../support/oauth-mcp-server.js";
+import type { ScriptedRequest } from "../support/scripted-openai.js";
+import { envelope, type Harness, mention, startHarness, TEAM, until } from "./support/harness.js";
+
+const SECRET = "k".repeat(32);
+const THREAD = "1690000000.000777";
+/** Bob asks in his own thread: a shared thread's transcript would show him Ann's earlier tool result. */
+const BOB_THREAD = "1690000000.000778";
+const toolNames = (r: ScriptedRequest) => (r.tools ?? []).map((t) => t.function.name);
+const lastResult = (r: ScriptedRequest) =>
+  String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
+
+/** The browser: open the sign-in URL; the authorization server approves and redirects to the callback. */
+async function signIn(url: string): Promise<number> {
+  const res = await fetch(url, { redirect: "manual" });
+  expect(res.status).toBe(302);
+  return (await fetch(res.headers.get("location")!)).status;
+}
+
+describe("Slack: signing in to a per-person OAuth MCP server from the chat", () => {
+  let h: Harness | null = null;
+  let mcp: OAuthMcpServer | null = null;
+  let ops: Server | null = null;
+  let store: Store | null = null;
+  afterEach(async () => {
+    await h?.close();
+    await new Promise((r) => ops?.close(r));
+    await mcp?.close();
+    await store?.close();
+    h = mcp = ops = store = null;
+  });
+
+  it("Ann gets a private link, signs in, and her next turn has the tool with her token; Bob does not", async () => {
+    mcp = await startOAuthMcpServer();
+    store = await memoryStore();
+    let route: ReturnType<typeof oauthCallbackRoute> | undefined;
+    ops = await startOpsServer(
+      0,
+      [{ path: CALLBACK_PATH, method: "GET", handler: (q, s) => route?.handler(q, s) }],
+      "127.0.0.1",
+    );
+    const manifest = parseManifest({ servers: { tracker: { url: mcp.url, auth: "oauth", scope: "user" } } });
+    const oauth: OAuthConnections = oauthConnectionsFor(manifest, {}, store, {
+      NEO_SECRET_KEY: SECRET,
+      NEO_PUBLIC_URL: `http://127.0.0.1:${(ops.address() as AddressInfo).port}`,
+    })!;
+    route = oauthCallbackRoute(oauth);
+    let surface: McpToolSurface | undefined;
+    h = await startHarness({
+      surface: async () => {
+        surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
+        return surface;
+      },
+      signIn: {
+        unauthorized: (u) => oauth.unauthorized(u),
+        beginSignIn: (u, a) => oauth.beginSignIn(u, a),
+        listFor: (u, un) => surface!.listFor(u, un),
+      },
+    });
+    const hh = h;
+    const ask = (user: string, text: string, thread = THREAD) =>
+      hh.slack.event(envelope(mention("C1", user, text, { thread_ts: thread })));
+    const linkTo = (user: string) =>
+      hh.fake
+        .callsTo("chat.postEphemeral")
+        .filter((c) => c.args.user === user)
+        .map((c) => JSON.stringify(c.args.blocks))
+        .map((b) => /<(http[^|>]+)\|Open the link>/.exec(b)?.[1])
+        .filter((u): u is string => !!u);
+    const answered = (text: string) =>
+      until(`"${text}"`, () => hh.fake.messages("C1").some((m) => m.text === text));
+
+    // Ann's first turn: no tracker tools, the model told why, Ann sent her link.
+    hh.ep.script({
+      label: "ann: not signed in",
+      expect: (r) => {
+        expect(toolNames(r).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(r.system).toContain("tracker needs Ann to sign in; a link was sent to them privately.");
+      },
+      reply: { text: "Please sign in to tracker first." },
+    });
+    await ask("UANN", "who am I on the tracker?");
+    await answered("Please sign in to tracker first.");
+    const [annLink] = linkTo("UANN");
+    expect(annLink).toBeDefined();
+    const ephemeral = hh.fake.callsTo("chat.postEphemeral").find((c) => c.args.user === "UANN")!;
+    expect(ephemeral.args.channel).toBe("C1");
+    expect(ephemeral.args.thread_ts).toBe(THREAD);
+    // Only Ann: nothing to Bob, and the link is in no message the channel sees.
+    expect(linkTo("UBOB")).toHaveLength(0);
+    const url = annLink!.replaceAll("&amp;", "&");
+    for (const m of hh.fake.messages("C1"))
+      expect(m.text).not.toContain(new URL(url).searchParams.get("state"));
+
+    expect(await signIn(url)).toBe(200);
+
+    // Ann's next turn has the tool; the server sees her token.
+    let annToken = "";
+    hh.ep.script(
+      {
+        label: "ann: signed in",
+        expect: (r) => expect(toolNames(r)).toContain("tracker__whoami"),
+        reply: { toolCalls: [{ name: "tracker__whoami", arguments: {} }] },
+      },
+      {
+        label: "ann: answers",
+        reply: (r) => {
+          annToken = lastResult(r);
+          return { text: "You are signed in as Ann." };
+        },
+      },
+    );
+    await ask("UANN", "and now?");
+    await answered("You are signed in as Ann.");
+    const sealed = createOAuthVault(store, sealKey(SECRET));
+    const annTokens = await sealed.tokens({ kind: "user", user: `slack:${TEAM}:UANN` }, "tracker");
+    expect(annToken).toBe(`token:${annTokens?.access_token}`);
+
+    // Bob's turn: no tool, no token of Ann's in what the model sees; his own link.
+    hh.ep.script({
+      label: "bob: not signed in",
+      expect: (r) => {
+        expect(toolNames(r).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(r.system).toContain("tracker needs Bob to sign in; a link was sent to them privately.");
+        expect(JSON.stringify(r.messages)).not.toContain(annToken.slice(6));
+      },
+      reply: { text: "Bob, please sign in to tracker first." },
+    });
+    await ask("UBOB", "who am I on the tracker?", BOB_THREAD);
+    await answered("Bob, please sign in to tracker first.");
+    const bobLinks = linkTo("UBOB");
+    expect(bobLinks).toHaveLength(1);
+    expect(bobLinks[0]).not.toBe(annLink);
+    expect(linkTo("UANN")).toHaveLength(1);
+  });
+});
