@@ -77,5 +77,27 @@ for (const backend of backends) {
       // The restart is itself a conversation that expires.
       expect(await keysOf(h, A)).toEqual(expect.arrayContaining([`conv:inbox:{${A}}`, `conv:log:{${A}}`]));
     });
+
+    it("an erasure finds a person's words in a thread others kept alive past a horizon after them", async () => {
+      ep = await startScriptedOpenAI();
+      // Answers that do not quote her (what Neo itself wrote is kept: docs/security.md).
+      ep.fallback(() => ({ text: "noted" }));
+      h = await createHarness(ep, backend.opts());
+      const c = await h.open({ retentionMs: RETENTION_MS, idleEvictMs: 60_000 });
+      const annSpoke = Date.now();
+      await c.submit(inbound(B, "ann's secret is heron-77"));
+      await until("Ann answered", () => saysOf(h.told, B).length === 1);
+      // Bob keeps the thread alive until more than one horizon has passed since Ann's message.
+      let n = 1;
+      while (Date.now() - annSpoke < RETENTION_MS * 1.5) {
+        await c.submit(inbound(B, `bob ${n}`, "bob"));
+        await until(`Bob answered ${n}`, () => saysOf(h.told, B).length === n + 1);
+        n++;
+      }
+      expect(await c.erase((user) => user === "console:local:ann")).toBe(1);
+      const log = JSON.stringify(await h.store.range(`conv:log:{${B}}`, 0, -1));
+      expect(log).not.toContain("heron-77");
+      expect(log).toContain("bob 1");
+    });
   });
 }

@@ -88,10 +88,11 @@ export function createConversations(options: ConversationsOptions): Conversation
 
     async erase(isTheirs) {
       const spoken = await speakers.spokenBy(isTheirs);
-      for (const { conversation } of new Map(spoken.map((s) => [s.conversation, s])).values())
+      for (const conversation of spoken) {
         await control(conversation, eraseFrom({ isTheirs }));
-      for (const s of spoken) await speakers.forgetKey(s.key);
-      return new Set(spoken.map((s) => s.conversation)).size;
+        await speakers.forget(conversation, isTheirs);
+      }
+      return spoken.length;
     },
 
     async compact(key) {

@@ -13,6 +13,7 @@ import type { Store } from "../../store/types.js";
 import { type ConversationKey, hashTag, hashTagOf } from "../keys.js";
 import type { LogEntry } from "./log-entry.js";
 import { laterPosition } from "./position.js";
+import { speakersKey } from "./speakers.js";
 import type { InboundMessage, ThreadReach } from "./types.js";
 
 /** Journaled messages read to find how far the transcript reaches (concurrent deliveries reorder a few). */
@@ -107,7 +108,10 @@ export function readConversationLog(store: Store, c: ConversationKey): Promise<L
 
 export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: number): Journal {
   /** The keys that hold the conversation, ending together `retentionMs` after its last write. */
-  const expiry = (c: ConversationKey) => ({ keys: [K.inbox(c), K.log(c), K.pending(c)], ttlMs: retentionMs });
+  const expiry = (c: ConversationKey) => ({
+    keys: [K.inbox(c), K.log(c), K.pending(c), speakersKey(c)],
+    ttlMs: retentionMs,
+  });
   // Claims this instance made, until they expire: a redelivery of a message journaled here is a
   // duplicate even if the store lost its claim (Redis restarted empty) along with the message.
   const recent = new Map<string, number>();

@@ -1,35 +1,56 @@
 /**
- * Who has spoken in a conversation: one store key per (conversation, user), written when their
- * message is journaled. A thread's reset belongs to these people (and to admins).
+ * Who has spoken in a conversation: one list per conversation (`conv:speakers:{conversation}`) of
+ * the user keys that wrote in it, appended when a person's message is first journaled here. It is
+ * one of the keys that end with the conversation (the journal's expiry group), so it lasts as long
+ * as the thread does, however long ago a person spoke in it: a thread's reset belongs to these
+ * people (and to admins), and an erasure finds every conversation a person wrote in.
  */
 import type { Store } from "../../store/types.js";
 import { type ConversationKey, hashTag, hashTagOf, type UserKey } from "../keys.js";
 
-const PREFIX = "conv:speaker:";
-const key = (conversation: ConversationKey, user: UserKey) => `${PREFIX}${hashTag(conversation)}:${user}`;
+const PREFIX = "conv:speakers:";
+/** The store key of a conversation's speakers (the journal keeps it in the conversation's expiry). */
+export const speakersKey = (conversation: ConversationKey) => `${PREFIX}${hashTag(conversation)}`;
 
-/** `retentionMs`: kept as long as the conversation (refreshed with each message of theirs). */
+/** Pairs this instance has written, so a person's next messages cost no write (bounded). */
+const NOTED_MAX = 20_000;
+
+/** `retentionMs`: the conversation's retention, which the list is written with. */
 export function createSpeakers(store: Store, retentionMs: number) {
+  const noted = new Set<string>();
+  const expiry = (c: ConversationKey) => ({ keys: [speakersKey(c)], ttlMs: retentionMs });
   return {
-    record: (conversation: ConversationKey, user: UserKey) =>
-      store.set(key(conversation, user), 1, retentionMs),
-    /**
-     * The conversations where a person (`isTheirs` of a user key) spoke, within the retention: the
-     * erasure's index. A scan of the speaker keys: erasures are rare.
-     */
-    async spokenBy(
-      isTheirs: (user: UserKey) => boolean,
-    ): Promise<Array<{ conversation: ConversationKey; key: string }>> {
-      const keys = await store.keys(PREFIX);
-      return keys.flatMap((k) => {
-        const end = k.indexOf("}:");
-        const conversation = hashTagOf(k);
-        if (end < 0 || conversation === undefined || !isTheirs(k.slice(end + 2))) return [];
-        return [{ conversation, key: k }];
-      });
+    async record(conversation: ConversationKey, user: UserKey): Promise<void> {
+      const pair = `${conversation}\n${user}`;
+      if (noted.has(pair)) return;
+      await store.append(speakersKey(conversation), [user], expiry(conversation));
+      noted.add(pair);
+      if (noted.size > NOTED_MAX) noted.delete(noted.values().next().value as string);
     },
-    forgetKey: (k: string) => store.delete(k),
+    /** The conversations where a person (`isTheirs` of a user key) spoke: a scan, erasures are rare. */
+    async spokenBy(isTheirs: (user: UserKey) => boolean): Promise<ConversationKey[]> {
+      const keys = await store.keys(PREFIX);
+      const found = await Promise.all(
+        keys.map(async (k) => {
+          const conversation = hashTagOf(k);
+          if (conversation === undefined) return [];
+          const users = await store.range<UserKey>(k, 0, -1);
+          return users.some(isTheirs) ? [conversation] : [];
+        }),
+      );
+      return found.flat();
+    },
+    /** Take the erased person out of a conversation's list (the rest keep their place and expiry). */
+    async forget(conversation: ConversationKey, isTheirs: (user: UserKey) => boolean): Promise<void> {
+      const key = speakersKey(conversation);
+      const users = await store.range<UserKey>(key, 0, -1);
+      const rest = [...new Set(users.filter((u) => !isTheirs(u)))];
+      await store.delete(key);
+      if (rest.length > 0) await store.append(key, rest, expiry(conversation));
+      for (const pair of noted)
+        if (pair.startsWith(`${conversation}\n`) && isTheirs(pair.split("\n")[1]!)) noted.delete(pair);
+    },
     spokeIn: async (conversation: ConversationKey, user: UserKey) =>
-      (await store.get<number>(key(conversation, user))) !== undefined,
+      (await store.range<UserKey>(speakersKey(conversation), 0, -1)).includes(user),
   };
 }
