@@ -67,7 +67,8 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     const r = results[i]!;
     const dev = i === 0 ? { median: 0, worst: 0 } : shareDeviation(f, single);
     const killed = r.restartMs === undefined ? "—" : `${(r.restartMs / 1000).toFixed(1)} s`;
-    return `| ${f.label} | ${f.sent} | ${f.answeredOnce} | ${f.lost} | ${f.duplicated} | ${f.windowsOver} (${f.overCalls} calls) | ${i === 0 ? "baseline" : `${pct(dev.median)} / ${pct(dev.worst)}`} | ${ms(f.p50)} | ${ms(f.p99)} | ${killed} |`;
+    const share = percentiles([...f.perUser.values()]);
+    return `| ${f.label} | ${f.sent} | ${f.answeredOnce} | ${f.lost} | ${f.duplicated} | ${f.windowsOver} (${f.overCalls} calls) | ${share.median.toFixed(1)} | ${i === 0 ? "baseline" : `${pct(dev.median)} / ${pct(dev.worst)}`} | ${ms(f.p50)} | ${ms(f.p99)} | ${killed} |`;
   });
   const calls = results.map(
     (r) =>
@@ -94,13 +95,14 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     "is retried as Slack does (at once, +5 s, +25 s) to the next instance. In the 3-process rows instance 2",
     "is SIGKILLed at 40 % of the send window and restarted at once. The user turn rate is set to bind",
     `(\`NEO_USER_TURNS_PER_MINUTE=${s.turnsPerMinute}\`, burst ${s.turnBurst}; each user sends ${((s.messages / s.users) * (60_000 / s.sendMs)).toFixed(1)} a minute), so a`,
-    "user's share is measured: answers to their messages within the send window, per minute; the",
+    "user's share is measured: answers to their messages within the send window, per minute (the",
+    `configured bucket allows at most ${((s.turnBurst + (s.turnsPerMinute * s.sendMs) / 60_000) / (s.sendMs / 60_000)).toFixed(1)} a minute over the window, burst included); the`,
     `1-process row is the baseline (median ${medianShare.toFixed(1)} a minute per user) and the column gives the median /`,
     "worst deviation of a user's share from it. Latency is send → first answer, including turns held",
     "back by the turn rate. Discord is not part of this bench (the issue's Discord half is not built).",
     "",
-    "| processes, store | sent | answered once | lost | duplicated | windows over a Slack limit | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| processes, store | sent | answered once | lost | duplicated | windows over a Slack limit | a user's answers a minute in the window (median) | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
     "Calls the fake Slack answered, by method and status:",
