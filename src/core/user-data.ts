@@ -61,16 +61,43 @@ export interface EraseDeps {
  * rewritten). Resolves with how many cortex records and turns went.
  */
 export async function eraseUser(deps: EraseDeps, user: UserKey, by: UserKey): Promise<number> {
-  const requesters = new Set(
-    (await deps.approvals.listPending()).map((r) => r.requester.userKey).filter((k) => samePerson(k, user)),
-  );
-  for (const k of requesters)
-    await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
+  const isTheirs = (k: UserKey) => samePerson(k, user);
+  // Every part runs even if one fails (a conversation held by a busy instance, the store briefly
+  // away): what can be erased is, and the error names what is left for a second /neo forget.
+  const failed: string[] = [];
+  const step = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (err) {
+      failed.push(`${what} (${(err as Error).message})`);
+    }
+  };
+  await step("pending approvals", async () => {
+    const pending = await deps.approvals.listPending();
+    const requesters = new Set(pending.map((r) => r.requester.userKey).filter(isTheirs));
+    for (const k of requesters)
+      await deps.approvals.revokeUser(k, by, "Closed: the requester's data was erased.");
+  });
   // Who approved what stays, under a pseudonym that is not their id (one per erasure).
-  await deps.approvals.pseudonymise((k) => samePerson(k, user), `erased-${randomUUID().slice(0, 8)}`);
-  await deps.conversations.erase((k) => samePerson(k, user));
-  await deletePersonalKeys(deps.store, user);
-  await deps.tools.eraseUser(user);
+  await step("approval records", () =>
+    deps.approvals.pseudonymise(isTheirs, `erased-${randomUUID().slice(0, 8)}`),
+  );
+  await step("transcripts", () => deps.conversations.erase(isTheirs));
+  await step("usage and cached name", () => deletePersonalKeys(deps.store, user));
+  await step("tool folders", () => deps.tools.eraseUser(user));
   // Last: it purges the store, which drops what was deleted above from its files too.
-  return deps.forgetMemory(user);
+  let removed = 0;
+  await step("memory", async () => {
+    removed = await deps.forgetMemory(user);
+  });
+  if (failed.length > 0) throw new ErasureIncompleteError(failed);
+  return removed;
+}
+
+/** Some parts of an erasure could not be done now; the rest was. Running it again finishes it. */
+export class ErasureIncompleteError extends Error {
+  constructor(readonly parts: string[]) {
+    super(`erasure incomplete, run it again to finish: ${parts.join("; ")}`);
+    this.name = "ErasureIncompleteError";
+  }
 }

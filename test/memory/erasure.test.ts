@@ -9,7 +9,7 @@ import { createAuditLog } from "../../src/core/approvals/audit.js";
 import { createApprovalBroker } from "../../src/core/approvals/broker.js";
 import { cortexOwner } from "../../src/core/keys.js";
 import { createUsageStore, DEPLOYMENT } from "../../src/core/usage/usage-store.js";
-import { eraseUser } from "../../src/core/user-data.js";
+import { ErasureIncompleteError, eraseUser } from "../../src/core/user-data.js";
 import { createPager } from "../../src/memory/cortex/pager.js";
 import { recordingChannel } from "../approvals/support/recording-channel.js";
 import { foundInStore, foundOnDisk } from "../support/on-disk.js";
@@ -102,6 +102,37 @@ for (const { name, factory, skip } of BACKENDS) {
       ]);
       const dir = backend.options.dataDir;
       if (name === "file") expect(foundOnDisk(dir, erased)).toEqual([]);
+    });
+
+    it("a part that cannot be done now (a busy conversation) does not stop the rest; the error names it", async () => {
+      backend = factory("erasure-partial");
+      const store = await backend.open();
+      const pager = createPager({ store });
+      await pager.rememberFact(ANN.userKey, "Ann's locker code is orchid-7731");
+      const busy = new Error("conversation busy on another instance");
+      const erasing = eraseUser(
+        {
+          store,
+          approvals: createApprovalBroker({
+            store,
+            audit: createAuditLog(store),
+            ttlMs: 60_000,
+            instanceId: "t",
+          }),
+          tools: { eraseUser: async () => {} },
+          conversations: {
+            erase: async () => {
+              throw busy;
+            },
+          },
+          forgetMemory: (u) => pager.forgetUser(cortexOwner(u)),
+        },
+        ANN.userKey,
+        ANN.userKey,
+      );
+      await expect(erasing).rejects.toThrow(ErasureIncompleteError);
+      await expect(erasing).rejects.toThrow(/transcripts \(conversation busy on another instance\)/);
+      expect(await foundInStore(store, ["orchid-7731"])).toEqual([]);
     });
   });
 }

@@ -1,8 +1,10 @@
 /** Run a parsed {@link Command} against {@link CommandDeps}. Every reply is for the caller only. */
+
 import type { ApprovalRecord } from "../approvals/types.js";
 import { describeChannel } from "../channels/index.js";
 import { parseUserKey, type UserKey } from "../keys.js";
 import { log } from "../log.js";
+import { ErasureIncompleteError } from "../user-data.js";
 import { exportReply, memoryPage } from "./memory.js";
 import { USAGE } from "./parse.js";
 import {
@@ -260,20 +262,33 @@ export async function runConfirmed(
   deps: CommandDeps,
 ): Promise<CommandReply> {
   if (action === "forget") {
-    const n = await deps.memory.forget(ctx.caller, ctx.caller);
+    const n = await erasing(() => deps.memory.forget(ctx.caller, ctx.caller));
+    if (typeof n === "string") return reply(n);
     return reply(n > 0 ? `Forgotten: ${n} record(s) about you are gone.` : "There was nothing to forget.");
   }
   const target = action.startsWith(FORGET_USER) ? userKeyIn(action.slice(FORGET_USER.length)) : undefined;
   if (!target) return reply("That button no longer does anything.");
   // The button is platform input: whoever presses it must be an admin now, whatever the reply said.
   if (!ctx.isAdmin) return reply("Only Neo admins can erase another user's memory; nothing was changed.");
-  const n = await deps.memory.forget(target, ctx.caller);
+  const n = await erasing(() => deps.memory.forget(target, ctx.caller));
+  if (typeof n === "string") return reply(n);
   log.info({ admin: ctx.caller, erased: target, records: n }, "admin erased a user's memory");
   return reply(
     n > 0
       ? `Forgotten: ${n} record(s) about \`${target}\` are gone.`
       : "There was nothing to forget about them.",
   );
+}
+
+/** An erasure's count, or what to tell the caller when part of it could not be done now. */
+async function erasing(fn: () => Promise<number>): Promise<number | string> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof ErasureIncompleteError)) throw err;
+    log.warn({ parts: err.parts }, "erasure incomplete");
+    return `Not everything could be erased yet (${err.parts.map((p) => p.split(" (")[0]).join(", ")}); the rest is gone. Run \`/neo forget\` again in a minute to finish.`;
+  }
 }
 
 /** A user key from a button's value, or undefined when it is not one Neo makes. */
