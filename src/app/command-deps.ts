@@ -9,7 +9,7 @@ export function commandDeps(
   s: Services,
   conversations: Pick<Conversations, "reset" | "spokeIn" | "compact" | "stats" | "erase">,
 ): CommandDeps {
-  const { cfg, tools } = s;
+  const { cfg, tools, oauth } = s;
   return {
     conversations,
     memory: {
@@ -29,6 +29,10 @@ export function commandDeps(
           by,
         ),
       export: (u) => s.memory.export(u),
+    },
+    connections: oauth && {
+      list: (u) => oauth.connected(u),
+      disconnect: (u, server) => oauth.disconnect(u, server),
     },
     tools: {
       list: () => {

@@ -104,6 +104,23 @@ describe("Discord: /neo commands", () => {
     expect(String(body(reply).content)).toMatch(/^\*Your usage\*/);
   });
 
+  it("/neo connections action:disconnect server:… reaches the command layer as `connections disconnect …`", async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const token = await fake.slash({
+      user: fake.alice,
+      sub: "connections",
+      options: [
+        { name: "action", type: 3, value: "disconnect" },
+        { name: "server", type: 3, value: "tracker" },
+      ],
+    });
+    // This rig's manifest has no per-person OAuth server; with bad arguments the reply would be usage.
+    expect(String(body((await ephemeralAnswer(rig, token)).reply).content)).toBe(
+      "No tool server here signs people in one by one.",
+    );
+  });
+
   it("/neo forget asks to confirm with a button; pressing it wipes the caller's memory", async () => {
     rig = await startRig();
     const { fake } = rig;
@@ -154,7 +171,7 @@ describe("Discord: /neo commands", () => {
     expect(admin!.name).toBe("neo-admin");
     expect(admin!.default_member_permissions).toBe(String(1n << 5n));
     const subs = (c: Record<string, unknown>) => (c.options as Array<{ name: string }>).map((o) => o.name);
-    expect(subs(neo!)).toEqual(["help", "ask", "memory", "forget", "reset", "usage"]);
+    expect(subs(neo!)).toEqual(["help", "ask", "memory", "forget", "reset", "usage", "connections"]);
     expect(subs(admin!)).toEqual([
       "status",
       "tools",

@@ -31,6 +31,28 @@ const toolNames = (r: ScriptedRequest) => (r.tools ?? []).map((t) => t.function.
 const lastResult = (r: ScriptedRequest) =>
   String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
 
+/** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
+async function neo(h: Harness, user: string, text: string): Promise<string | undefined> {
+  const res = await h.slack.command({
+    command: "/neo",
+    text,
+    team_id: TEAM,
+    team_domain: "fake",
+    channel_id: "C1",
+    channel_name: "general",
+    user_id: user,
+    user_name: user.toLowerCase(),
+    api_app_id: "A1",
+    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
+    trigger_id: "1.2.3",
+    token: "legacy",
+  });
+  expect(res.status).toBe(200);
+  const reply = JSON.parse(res.body) as { response_type?: string; text?: string };
+  expect(reply.response_type).toBe("ephemeral");
+  return reply.text;
+}
+
 /** The browser: open the sign-in URL; the authorization server approves and redirects to the callback. */
 async function signIn(url: string): Promise<number> {
   const res = await fetch(url, { redirect: "manual" });
@@ -72,6 +94,7 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
         surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
         return surface;
       },
+      connections: { list: (u) => oauth.connected(u), disconnect: (u, s) => oauth.disconnect(u, s) },
       signIn: {
         unauthorized: (u) => oauth.unauthorized(u),
         beginSignIn: (u, a) => oauth.beginSignIn(u, a),
@@ -153,5 +176,22 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     expect(bobLinks).toHaveLength(1);
     expect(bobLinks[0]).not.toBe(annLink);
     expect(linkTo("UANN")).toHaveLength(1);
+
+    // /neo connections: Ann's sign-in listed (Bob has none); disconnect revokes and deletes it.
+    expect(await neo(hh, "UANN", "connections")).toContain("• `tracker`");
+    expect(await neo(hh, "UBOB", "connections")).toBe("You are not signed in to any tool server.");
+    expect(await neo(hh, "UANN", "connections disconnect tracker")).toContain("Signed out of `tracker`");
+    expect(mcp.revoked).toContain(annTokens?.access_token);
+    expect(await sealed.tokens({ kind: "user", user: `slack:${TEAM}:UANN` }, "tracker")).toBeUndefined();
+    expect(await neo(hh, "UANN", "connections")).toBe("You are not signed in to any tool server.");
+    // Her next turn is back to a private link.
+    hh.ep.script({
+      label: "ann: signed out",
+      expect: (r) => expect(toolNames(r).some((n) => n.startsWith("tracker__"))).toBe(false),
+      reply: { text: "Sign in again, Ann." },
+    });
+    await ask("UANN", "once more?");
+    await answered("Sign in again, Ann.");
+    expect(linkTo("UANN")).toHaveLength(2);
   });
 });

@@ -66,6 +66,19 @@ export const USER_SUBCOMMANDS: SubDef[] = [
       },
     ],
   },
+  {
+    name: "connections",
+    description: "The tool servers you are signed in to (only you see it)",
+    options: [
+      {
+        name: "action",
+        description: "disconnect: sign out of a server",
+        type: STR,
+        choices: [{ name: "disconnect", value: "disconnect" }],
+      },
+      { name: "server", description: "The server to sign out of", type: STR },
+    ],
+  },
 ];
 
 export const ADMIN_SUBCOMMANDS: SubDef[] = [

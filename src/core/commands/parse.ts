@@ -8,6 +8,7 @@ export const USAGE: Record<CommandName, string> = {
   memory: "/neo memory [export]",
   forget: "/neo forget",
   reset: "/neo reset [thread link]",
+  connections: "/neo connections [disconnect <server>]",
   usage: "/neo usage [user | all]",
   status: "/neo status",
   tools: "/neo tools",
@@ -102,6 +103,13 @@ export function parseCommand(input: string): Command {
       if (!user.success || args.length !== 1)
         return invalid(cmd, "forget takes nothing, or one user (admins)");
       return { name: "forget", user: user.data };
+    }
+    case "connections": {
+      if (args.length === 0) return { name: "connections" };
+      const [action, server] = args;
+      if (action?.toLowerCase() === "disconnect" && server && ALIAS.test(server) && args.length === 2)
+        return { name: "connections", disconnect: server };
+      return invalid(cmd, "connections takes nothing, or `disconnect <server>`");
     }
     case "help":
     case "status":

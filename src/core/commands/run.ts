@@ -2,7 +2,7 @@
 
 import type { ApprovalRecord } from "../approvals/types.js";
 import { describeChannel } from "../channels/index.js";
-import { parseUserKey, type UserKey } from "../keys.js";
+import { cortexOwner, parseUserKey, type UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { ErasureIncompleteError } from "../user-data.js";
 import { exportReply, memoryPage } from "./memory.js";
@@ -32,6 +32,7 @@ export function helpText(isAdmin: boolean): string {
     line("forget", "wipe what Neo remembers about you (asks to confirm)"),
     line("reset", "start a thread over"),
     line("usage", "your model usage and cost, today and this month (admins: a user's, or `all`)"),
+    line("connections", "the tool servers you are signed in to; `disconnect <server>` signs you out"),
   ];
   const admin = [
     line("status", "models, store, MCP servers, threads, queue, pending approvals"),
@@ -125,6 +126,8 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       const head = cmd.change ? "Changed; from the next turn on this channel is" : "This channel is";
       return reply(`${head}: ${describeChannel(s)}.`);
     }
+    case "connections":
+      return reply(await connections(deps, ctx.caller, cmd.disconnect));
     case "memory":
       return cmd.export ? exportReply(ctx, deps) : { kind: "memory", view: await memoryPage(ctx, deps, 0) };
     case "forget": {
@@ -304,3 +307,21 @@ function userKeyIn(raw: string): UserKey | undefined {
 
 /** The confirm action of an admin's `/neo forget <user>`, followed by the user key. */
 const FORGET_USER = "forget:";
+
+/** `/neo connections`: the caller's sign-ins (one set across a platform's places), or a sign-out. */
+async function connections(deps: CommandDeps, caller: UserKey, disconnect?: string): Promise<string> {
+  if (!deps.connections) return "No tool server here signs people in one by one.";
+  const user = cortexOwner(caller);
+  const signedIn = await deps.connections.list(user);
+  if (disconnect === undefined)
+    return signedIn.length
+      ? [
+          "*Your sign-ins*",
+          ...signedIn.map((s) => `• \`${s}\``),
+          "`/neo connections disconnect <server>` signs you out of one.",
+        ].join("\n")
+      : "You are not signed in to any tool server.";
+  if (!signedIn.includes(disconnect)) return `You are not signed in to \`${disconnect}\`.`;
+  await deps.connections.disconnect(user, disconnect);
+  return `Signed out of \`${disconnect}\`: its tokens were revoked and deleted. Its tools ask you to sign in again next time.`;
+}

@@ -20,7 +20,7 @@ import type { ConversationKey, UserKey } from "../keys.js";
 import type { MemoryItem, MemoryPage } from "./memory-view.js";
 
 /** Subcommands everyone may run. */
-export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset", "usage"] as const;
+export const USER_COMMANDS = ["help", "ask", "memory", "forget", "reset", "usage", "connections"] as const;
 /** Subcommands only admins may run. */
 export const ADMIN_COMMANDS = [
   "status",
@@ -46,6 +46,8 @@ export type Command =
   /** Everything about the caller; `user` (admins): everything about that user. */
   | { name: "forget"; user?: string }
   | { name: "reset"; target?: string }
+  /** The caller's sign-ins to per-person OAuth tool servers; `disconnect`: sign out of that server. */
+  | { name: "connections"; disconnect?: string }
   /** Own usage; `user` (admins): someone else's; `all` (admins): the deployment's totals. */
   | { name: "usage"; user?: string; all?: true }
   | { name: "status" }
@@ -154,6 +156,15 @@ export interface CommandDeps {
     /** Set or clear a user's daily USD budget; the reply text. */
     setBudget(user: UserKey, usd: number | undefined): Promise<string>;
   };
+  /** Per-person OAuth sign-ins (`OAuthConnections`); undefined when the manifest has no such servers. */
+  connections?:
+    | {
+        /** The servers `user` is signed in to. */
+        list(user: UserKey): Promise<string[]>;
+        /** Revoke (where the server supports it) and delete `user`'s tokens for `server`. */
+        disconnect(user: UserKey, server: string): Promise<void>;
+      }
+    | undefined;
   system: {
     models(): { main: string; cheap: string };
     /**

@@ -89,6 +89,8 @@ export interface HarnessOptions {
   limits?: Partial<AgentLimits>;
   /** Per-person OAuth sign-ins checked at each turn's start (`AgentDeps.signIn`). */
   signIn?: SignInPort;
+  /** `/neo connections`' sign-ins (`CommandDeps.connections`). */
+  connections?: CommandDeps["connections"];
   /**
    * OAuth mode: no `SLACK_BOT_TOKEN`; the adapter serves `/slack/install` and the fake's
    * `oauth.v2.access` installs these workspaces (their events are sent with `envelope(…, team)`).
@@ -354,6 +356,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     },
     usage: usageCommands(agentDeps.usage!),
     channels: channelCommands(channels),
+    connections: o.connections,
     system: {
       models: () => ({ main: "main-model", cheap: "main-model" }),
       store: async () => ({
