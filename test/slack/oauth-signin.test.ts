@@ -6,24 +6,14 @@
  * through the authorization server and the callback; her next turn calls the tool with her token.
  * Bob's turn gets neither her token nor the tool, and he is sent his own link.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseManifest } from "../../src/core/tools/manifest.js";
-import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
-import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
-import { sealKey } from "../../src/core/tools/oauth/seal.js";
-import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
-import { createOAuthVault } from "../../src/core/tools/oauth/vault.js";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
-import { startOpsServer } from "../../src/ops/http-server.js";
 import type { Store } from "../../src/store/types.js";
 import { memoryStore } from "../support/memory-store.js";
-import { type OAuthMcpServer, startOAuthMcpServer } from "../support/oauth-mcp-server.js";
+import { followSignIn, type SignInParts, startSignInParts } from "../support/oauth-signin.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
 import { envelope, type Harness, mention, startHarness, TEAM, until } from "./support/harness.js";
 
-const SECRET = "k".repeat(32);
 const THREAD = "1690000000.000777";
 /** Bob asks in his own thread: a shared thread's transcript would show him Ann's earlier tool result. */
 const BOB_THREAD = "1690000000.000778";
@@ -53,41 +43,21 @@ async function neo(h: Harness, user: string, text: string): Promise<string | und
   return reply.text;
 }
 
-/** The browser: open the sign-in URL; the authorization server approves and redirects to the callback. */
-async function signIn(url: string): Promise<number> {
-  const res = await fetch(url, { redirect: "manual" });
-  expect(res.status).toBe(302);
-  return (await fetch(res.headers.get("location")!)).status;
-}
-
 describe("Slack: signing in to a per-person OAuth MCP server from the chat", () => {
   let h: Harness | null = null;
-  let mcp: OAuthMcpServer | null = null;
-  let ops: Server | null = null;
+  let parts: SignInParts | null = null;
   let store: Store | null = null;
   afterEach(async () => {
     await h?.close();
-    await new Promise((r) => ops?.close(r));
-    await mcp?.close();
+    await parts?.close();
     await store?.close();
-    h = mcp = ops = store = null;
+    h = parts = store = null;
   });
 
   it("Ann gets a private link, signs in, and her next turn has the tool with her token; Bob does not", async () => {
-    mcp = await startOAuthMcpServer();
     store = await memoryStore();
-    let route: ReturnType<typeof oauthCallbackRoute> | undefined;
-    ops = await startOpsServer(
-      0,
-      [{ path: CALLBACK_PATH, method: "GET", handler: (q, s) => route?.handler(q, s) }],
-      "127.0.0.1",
-    );
-    const manifest = parseManifest({ servers: { tracker: { url: mcp.url, auth: "oauth", scope: "user" } } });
-    const oauth: OAuthConnections = oauthConnectionsFor(manifest, {}, store, {
-      NEO_SECRET_KEY: SECRET,
-      NEO_PUBLIC_URL: `http://127.0.0.1:${(ops.address() as AddressInfo).port}`,
-    })!;
-    route = oauthCallbackRoute(oauth);
+    parts = await startSignInParts(store);
+    const { manifest, oauth, mcp, vault: sealed } = parts;
     let surface: McpToolSurface | undefined;
     h = await startHarness({
       surface: async () => {
@@ -136,7 +106,7 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     for (const m of hh.fake.messages("C1"))
       expect(m.text).not.toContain(new URL(url).searchParams.get("state"));
 
-    expect(await signIn(url)).toBe(200);
+    expect(await followSignIn(url)).toBe(200);
 
     // Ann's next turn has the tool; the server sees her token.
     let annToken = "";
@@ -156,7 +126,6 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     );
     await ask("UANN", "and now?");
     await answered("You are signed in as Ann.");
-    const sealed = createOAuthVault(store, sealKey(SECRET));
     const annTokens = await sealed.tokens({ kind: "user", user: `slack:${TEAM}:UANN` }, "tracker");
     expect(annToken).toBe(`token:${annTokens?.access_token}`);
 

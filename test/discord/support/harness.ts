@@ -19,6 +19,7 @@ import { createConversations } from "../../../src/core/conversations/create-conv
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
 import type { ServerSpecInput } from "../../../src/core/tools/manifest.js";
+import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
 import type { Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
@@ -76,6 +77,8 @@ export interface RigOptions {
   redis?: { url: string; prefix: string };
   /** More MCP servers beside the gate (e.g. `{ chart: fixture("chart") }`). */
   servers?: Record<string, ServerSpecInput>;
+  /** Sign-ins of `servers`' `"auth": "oauth"` ones (surface, each turn's check, `/neo connections`). */
+  oauth?: OAuthConnections;
   /** Another rig's fake Discord (a restart of Neo against the same guild); left open on close. */
   reuseFake?: FakeDiscord;
   /** What the conversations layer writes through (e.g. `crash-store.ts`: a process that dies at a write). */
@@ -100,6 +103,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     files: createFileIntake({ store, limits: { ...DEFAULT_FILE_LIMITS, ...opts.files } }),
     ...(opts.memory ? { memoryStore: store } : {}),
     ...(opts.servers ? { servers: opts.servers } : {}),
+    ...(opts.oauth ? { oauth: opts.oauth } : {}),
   });
   const isAdmin = createAdminCheck(opts.adminIds?.(fake) ?? []);
   const access = createAccessPolicy({ store, isAdmin });
@@ -131,6 +135,11 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     deps.memory,
   );
   commands.channels = channelCommands(channels);
+  const { oauth } = opts;
+  commands.connections = oauth && {
+    list: (u) => oauth.connected(u),
+    disconnect: (u, s) => oauth.disconnect(u, s),
+  };
   const makeAdapter = () =>
     createDiscordAdapter({
       config: {

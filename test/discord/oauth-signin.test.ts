@@ -1,0 +1,101 @@
+/**
+ * Signing in from the chat, end to end on Discord (issue 33 item 2): the real discord.js Client
+ * against the fake, the real loop and tool surface, a real OAuth-protected MCP server and Neo's
+ * callback route. Alice's mention turn leaves the server's tools out and tells the model; her link
+ * reaches only her, by DM (a mention turn has no ephemeral message), as a link button; the test
+ * follows it; her next turn calls the tool with her own token. Bob's turn has no tool and gets his
+ * own link.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { discordUser } from "../../src/adapters/discord/keys.js";
+import { cortexOwner } from "../../src/core/keys.js";
+import type { Store } from "../../src/store/types.js";
+import { wrote } from "../fakes/discord/fake-discord.js";
+import type { MessagePayload } from "../fakes/discord/payloads.js";
+import { memoryStore } from "../support/memory-store.js";
+import { followSignIn, type SignInParts, startSignInParts } from "../support/oauth-signin.js";
+import type { ScriptedRequest } from "../support/scripted-openai.js";
+import { type Rig, startRig, until } from "./support/harness.js";
+
+const toolNames = (r: ScriptedRequest) => (r.tools ?? []).map((t) => t.function.name);
+const lastResult = (r: ScriptedRequest) =>
+  String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
+
+/** The link buttons' URLs in a person's DMs with Neo. */
+function dmLinks(rig: Rig, user: Parameters<Rig["fake"]["dmWith"]>[0]): string[] {
+  const dm = rig.fake.dmWith(user);
+  if (!dm) return [];
+  return rig.fake.channelMessages(dm.id).flatMap((m: MessagePayload) => {
+    const rows = (m.components ?? []) as Array<{ components: Array<{ url?: string }> }>;
+    return rows.flatMap((r) => r.components.flatMap((c) => (c.url ? [c.url] : [])));
+  });
+}
+
+describe("Discord: signing in to a per-person OAuth MCP server from the chat", () => {
+  let rig: Rig | null = null;
+  let parts: SignInParts | null = null;
+  let store: Store | null = null;
+  afterEach(async () => {
+    await rig?.close();
+    await parts?.close();
+    await store?.close();
+    rig = parts = store = null;
+  });
+
+  it("Alice gets a DM link, signs in, her next turn has the tool with her token; Bob gets his own link", async () => {
+    store = await memoryStore();
+    parts = await startSignInParts(store);
+    const p = parts;
+    rig = await startRig({ servers: { tracker: p.manifest.servers.tracker! }, oauth: p.oauth });
+    const { fake, ep } = rig;
+    const r = rig;
+
+    ep.script({
+      label: "alice: not signed in",
+      expect: (q) => {
+        expect(toolNames(q).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(q.system).toMatch(/tracker needs \S+ to sign in; a link was sent to them privately\./);
+      },
+      reply: { text: "Please sign in to tracker first." },
+    });
+    await fake.say(fake.alice, fake.channel, "who am I on the tracker?", { mentionBot: true });
+    await fake.waitForCall(wrote("Please sign in to tracker first."), "alice's answer");
+    await until("Alice's link", () => dmLinks(r, fake.alice).length === 1);
+    expect(dmLinks(r, fake.bob)).toHaveLength(0);
+    const [aliceLink] = dmLinks(r, fake.alice);
+
+    expect(await followSignIn(aliceLink!)).toBe(200);
+
+    let seen = "";
+    ep.script(
+      {
+        label: "alice: signed in",
+        expect: (q) => expect(toolNames(q)).toContain("tracker__whoami"),
+        reply: { toolCalls: [{ name: "tracker__whoami", arguments: {} }] },
+      },
+      {
+        label: "alice: answers",
+        reply: (q) => {
+          seen = lastResult(q);
+          return { text: "You are signed in, Alice." };
+        },
+      },
+    );
+    await fake.say(fake.alice, fake.channel, "and now?", { mentionBot: true });
+    await fake.waitForCall(wrote("You are signed in, Alice."), "alice's second answer");
+    const alice = cortexOwner(discordUser(fake.guildId, fake.alice.id));
+    const tokens = await p.vault.tokens({ kind: "user", user: alice }, "tracker");
+    expect(seen).toBe(`token:${tokens?.access_token}`);
+
+    ep.script({
+      label: "bob: not signed in",
+      expect: (q) => expect(toolNames(q).some((n) => n.startsWith("tracker__"))).toBe(false),
+      reply: { text: "Bob, please sign in to tracker first." },
+    });
+    await fake.say(fake.bob, fake.channel, "who am I on the tracker?", { mentionBot: true });
+    await fake.waitForCall(wrote("Bob, please sign in to tracker first."), "bob's answer");
+    await until("Bob's link", () => dmLinks(r, fake.bob).length === 1);
+    expect(dmLinks(r, fake.bob)[0]).not.toBe(aliceLink);
+    expect(dmLinks(r, fake.alice)).toHaveLength(1);
+  });
+});
