@@ -98,4 +98,24 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     expect(dmLinks(r, fake.bob)[0]).not.toBe(aliceLink);
     expect(dmLinks(r, fake.alice)).toHaveLength(1);
   });
+
+  it("in a /neo ask turn the link is an ephemeral follow-up, not a DM", async () => {
+    store = await memoryStore();
+    parts = await startSignInParts(store);
+    rig = await startRig({ servers: { tracker: parts.manifest.servers.tracker! }, oauth: parts.oauth });
+    const { fake, ep } = rig;
+    ep.script({ reply: { text: "Please sign in to tracker first." } });
+    await fake.slash({
+      user: fake.alice,
+      sub: "ask",
+      options: [{ name: "text", type: 3, value: "who am I?" }],
+    });
+    const link = () =>
+      fake.channelMessages(fake.channel.id).find((m) => m.content.startsWith("**tracker:**"));
+    await until("the ephemeral link", () => link() !== undefined);
+    expect(Number(link()!.flags) & 64).toBe(64); // EPHEMERAL
+    const rows = link()!.components as Array<{ components: Array<{ url?: string }> }>;
+    expect(rows[0]!.components[0]!.url).toMatch(/^http:\/\/localhost:\d+\/authorize\?/);
+    expect(fake.dmWith(fake.alice)).toBeUndefined();
+  });
 });
