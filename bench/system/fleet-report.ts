@@ -70,6 +70,12 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     const share = percentiles([...f.perUser.values()]);
     return `| ${f.label} | ${f.sent} | ${f.answeredOnce} | ${f.lost} | ${f.duplicated} | ${f.windowsOver} (${f.overCalls} calls) | ${share.median.toFixed(1)} | ${i === 0 ? "baseline" : `${pct(dev.median)} / ${pct(dev.worst)}`} | ${ms(f.p50)} | ${ms(f.p99)} | ${killed} |`;
   });
+  const bound = (s.turnBurst + (s.turnsPerMinute * s.sendMs) / 60_000) / (s.sendMs / 60_000);
+  const checks = figs.map((f, i) => {
+    const rates = [...f.perUser.values()];
+    const over = rates.filter((x) => x > bound + 1e-9).length;
+    return `- ${f.label}: a user's answers a minute in the window: max ${Math.max(...rates).toFixed(1)}; users above the bucket's ${bound.toFixed(1)}: ${over} of ${rates.length}; messages answered in a write that answered others too (merged): ${results[i]!.answeredTogether}`;
+  });
   const calls = results.map(
     (r) =>
       `- ${r.spec.label}: ${Object.entries(r.calls)
@@ -104,6 +110,11 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     "| processes, store | sent | answered once | lost | duplicated | windows over a Slack limit | a user's answers a minute in the window (median) | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
+    "",
+    "Per row, the turn-rate check (a user above the bucket's bound got turns the fleet-wide bucket should",
+    "have held back, unless their messages were answered together with others):",
+    "",
+    ...checks,
     "",
     "Calls the fake Slack answered, by method and status:",
     "",

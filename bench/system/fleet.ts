@@ -20,7 +20,7 @@ import { promisify } from "node:util";
 import { type FakeSlack, startFakeSlack } from "../../test/fakes/slack/fake-slack.js";
 import { type LocalCluster, startRedisCluster } from "../../test/support/redis-cluster.js";
 import { createSlackDelivery, envelope } from "./drivers.js";
-import { createLedger, type Sent } from "./ledger.js";
+import { answeredTokens, createLedger, type Sent } from "./ledger.js";
 import { type BenchModel, question, startBenchModel } from "./model.js";
 import { observeSlack } from "./observe.js";
 import { freePort, kill, type Owned, sleep, start, tempDir, until } from "./procs.js";
@@ -63,6 +63,8 @@ export interface FleetResult {
   overLimit: Record<string, number>;
   /** Distinct (method, channel or workspace, window) the over-limit calls fell in. */
   windowsOver: number;
+  /** Measured messages whose answer came in a Slack write that answered other messages too (merged). */
+  answeredTogether: number;
   /** Every call the fake answered, by method and status. */
   calls: Record<string, number>;
   killedAt?: number;
@@ -246,6 +248,13 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
     for (const c of slack.calls)
       calls[`${c.method} ${c.status}`] = (calls[`${c.method} ${c.status}`] ?? 0) + 1;
     const sent = tokens.map((t) => ledger.sent.get(t)!);
+    const together = new Set<string>();
+    for (const c of slack.calls) {
+      if (c.status !== 200) continue;
+      const found = answeredTokens(String(c.args.text ?? c.args.markdown_text ?? ""));
+      if (new Set(found).size > 1)
+        for (const t of found) if (t.startsWith(`${spec.prefix}m`)) together.add(t);
+    }
     if (sent.some((s) => s.answers.length !== 1))
       for (const inst of fleet) log(`${inst.id} output tail:\n${inst.proc?.output().slice(-2000) ?? ""}`);
     return {
@@ -256,6 +265,7 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
       loadStartedAt: t0,
       overLimit: over.byMethod,
       windowsOver: over.windows,
+      answeredTogether: together.size,
       calls,
       killedAt,
       restartMs,
