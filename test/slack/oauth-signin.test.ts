@@ -22,13 +22,13 @@ const lastResult = (r: ScriptedRequest) =>
   String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
 
 /** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
-async function neo(h: Harness, user: string, text: string): Promise<string | undefined> {
+async function neo(h: Harness, user: string, text: string, channel = "C1"): Promise<string | undefined> {
   const res = await h.slack.command({
     command: "/neo",
     text,
     team_id: TEAM,
     team_domain: "fake",
-    channel_id: "C1",
+    channel_id: channel,
     channel_name: "general",
     user_id: user,
     user_name: user.toLowerCase(),
@@ -60,6 +60,7 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     const { manifest, oauth, mcp, vault: sealed } = parts;
     let surface: McpToolSurface | undefined;
     h = await startHarness({
+      adminIds: ["UADMIN"],
       surface: async () => {
         surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
         return surface;
@@ -83,6 +84,19 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
         .filter((u): u is string => !!u);
     const answered = (text: string) =>
       until(`"${text}"`, () => hh.fake.messages("C1").some((m) => m.text === text));
+
+    // A channel whose admins allow no tool servers: no link there, nothing said to the model.
+    expect(await neo(hh, "UADMIN", "channel tools none", "CRANDOM")).toContain("Changed");
+    hh.ep.script({
+      label: "ann: tools off here",
+      expect: (r) => expect(r.system).not.toContain("to sign in"),
+      reply: { text: "No tools in this channel." },
+    });
+    await hh.slack.event(envelope(mention("CRANDOM", "UANN", "who am I on the tracker?")));
+    await until("no-tools answer", () =>
+      hh.fake.messages("CRANDOM").some((m) => m.text === "No tools in this channel."),
+    );
+    expect(hh.fake.callsTo("chat.postEphemeral").filter((c) => c.args.user === "UANN")).toHaveLength(0);
 
     // Ann's first turn: no tracker tools, the model told why, Ann sent her link.
     hh.ep.script({

@@ -45,14 +45,18 @@ export async function gateSignIns(
   tools: ToolSurface,
   speaker: Speaker,
   forms: FormChannel | undefined,
+  /** The servers this channel allows (`/neo channel tools`); undefined = all. */
+  allowed: readonly string[] | undefined,
 ): Promise<GatedTools> {
   // Tokens are the person's across a platform's places (a Discord user's DMs and guilds alike).
   const user = cortexOwner(speaker.userKey);
   const missing = await port.unauthorized(user);
   await port.listFor(user, missing);
-  if (!missing.length) return { tools, notes: [] };
+  // A server this channel does not offer is not this turn's to sign in to.
+  const here = allowed ? missing.filter((a) => allowed.includes(a)) : missing;
+  if (!here.length) return { tools, notes: [] };
   const notes: string[] = [];
-  for (const alias of missing) {
+  for (const alias of here) {
     const url = await port.beginSignIn(user, alias);
     if (!url) continue; // signed in meanwhile (a refresh): the next check sees it
     const sent = forms
@@ -75,5 +79,5 @@ export async function gateSignIns(
         : `${alias} needs ${speaker.displayName} to sign in, and no private link could be sent here.`,
     );
   }
-  return { tools: withoutServers(tools, missing), notes };
+  return { tools: withoutServers(tools, here), notes };
 }

@@ -112,7 +112,7 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     const channel = await channelP;
     const allowed = channel.tools ? restrictTools(deps.tools, channel.tools) : deps.tools;
     const { tools, notes } = deps.signIn
-      ? await gateSignIns(deps.signIn, allowed, input.speaker, ctx.forms)
+      ? await gateSignIns(deps.signIn, allowed, input.speaker, ctx.forms, channel.tools)
       : { tools: allowed, notes: [] };
     return { asked, page, channel, tools, toolNotes: notes };
   };
