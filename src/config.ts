@@ -498,7 +498,7 @@ const runtimeEnv = z.object({
   NEO_USER_TURNS_PER_MINUTE: int(1)
     .default(20)
     .describe(
-      "Turns one user may start per minute, sustained (a token bucket per user and instance); beyond it their turns wait, told once, never dropped.",
+      "Turns one user may start per minute, sustained (one token bucket per user in the store, shared by every instance); beyond it their turns wait, told once, never dropped.",
     ),
   NEO_USER_TURN_BURST: int(1)
     .default(10)
