@@ -174,11 +174,11 @@ describe("Slack: one user's flood", () => {
         `${Math.min(...lags)}–${Math.max(...lags)} ms after the model's; ${writes} writes in her channels for ${answered} answers`,
     );
 
-    // Bob's turn went first once a slot freed: none of Alice's turns started between his mention's
-    // acknowledgement and his turn on a slot that freed after it (one user's flood delays another's
-    // answer by one running turn at most); only a slot already granted to her may still start.
+    // Bob's turn went first once a slot freed: of Alice's turns, only those on slots already granted
+    // to her may start between his mention's acknowledgement and his turn, and at most one more (a
+    // slot freeing as he comes in line: the issue's "by more than one running turn" allows one).
     expect(startedAheadOfBob(f.modelAnswered, bobIn).length).toBeLessThanOrEqual(
-      SLOTS - modelWorkAt(f.modelAnswered, bobIn),
+      Math.max(1, SLOTS - modelWorkAt(f.modelAnswered, bobIn)),
     );
     // Progress only for a wait that needed it: any status in her channels came at least a second
     // after its mention was sent (before issue 30, a "Queued" status went out at once for each).
@@ -242,7 +242,7 @@ describe.skipIf(!redis.ok)("Slack: one user's flood of 10,000 in one channel", (
 
     // Bob's turn went first once a slot freed (as above).
     expect(startedAheadOfBob(f.modelAnswered, bobIn).length).toBeLessThanOrEqual(
-      SLOTS - modelWorkAt(f.modelAnswered, bobIn),
+      Math.max(1, SLOTS - modelWorkAt(f.modelAnswered, bobIn)),
     );
     expect(health.status).toBe(200);
     // Memory bounded: her waiting threads beyond her in-memory line are held by the store only
