@@ -14,7 +14,7 @@ import {
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
-import { createHarness, type Harness, inbound, saysOf } from "./harness.js";
+import { createHarness, type Harness, holdFirstAnswer, inbound, saysOf } from "./harness.js";
 
 const probe = probeRedisCluster();
 
@@ -25,18 +25,6 @@ async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void
     await new Promise((r) => setImmediate(r));
   }
 }
-
-/** Tokens `Q<n>` of the user messages after the last answer: what the model answers now. */
-function unanswered(req: ScriptedRequest): string[] {
-  const out: string[] = [];
-  for (let i = req.messages.length - 1; i >= 0; i--) {
-    const m = req.messages[i]!;
-    if (m.role === "assistant" && !m.tool_calls?.length) break;
-    if (m.role === "user") out.unshift(...(contentText(m.content).match(/Q\d+/g) ?? []));
-  }
-  return out;
-}
-const answer = (req: ScriptedRequest) => ({ text: `answered ${unanswered(req).join(" ")}` });
 
 describe.skipIf(!probe.ok)("a Redis Cluster primary fails over mid-turn", () => {
   let cluster: LocalCluster;
@@ -56,15 +44,7 @@ describe.skipIf(!probe.ok)("a Redis Cluster primary fails over mid-turn", () => 
   it("every acknowledged message is answered once; the model sees only valid requests", {
     timeout: 60_000,
   }, async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    ep.script({
-      label: "Q1, held",
-      reply: (req) => ({ ...answer(req), stream: { beforeDelta: () => held } }),
-    });
-    ep.fallback(answer);
+    const release = holdFirstAnswer(ep);
     const conv = await h.open({ sweepMs: 100 });
     const key = "console:local:main:failover";
     await conv.submit(inbound(key, "first Q1"));

@@ -17,6 +17,7 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { type ConversationDeps, createConversationDeps } from "../fixtures/conversation-deps.js";
 import type { ScriptedOpenAI, ScriptedRequest } from "../support/scripted-openai.js";
+import { contentText } from "../support/transcript-checks.js";
 
 export interface Told {
   conversation: string;
@@ -122,4 +123,32 @@ export function requestsOf(ep: ScriptedOpenAI, conversation: string): ScriptedRe
 
 export function saysOf(told: Told[], conversation: string): string[] {
   return told.filter((t) => t.conversation === conversation && t.kind === "say").map((t) => t.text);
+}
+
+/** Tokens `Q<n>` of the user messages after the last answer: what the model answers now. */
+function unanswered(req: ScriptedRequest): string[] {
+  const out: string[] = [];
+  for (let i = req.messages.length - 1; i >= 0; i--) {
+    const m = req.messages[i]!;
+    if (m.role === "assistant" && !m.tool_calls?.length) break;
+    if (m.role === "user") out.unshift(...(contentText(m.content).match(/Q\d+/g) ?? []));
+  }
+  return out;
+}
+
+/** The model's answer names every question it answers: `answered Q1 Q2`. */
+export const answerQuestions = (req: ScriptedRequest) => ({ text: `answered ${unanswered(req).join(" ")}` });
+
+/** The first turn's answer is held until the returned `release`; every later one answers at once. */
+export function holdFirstAnswer(ep: ScriptedOpenAI): () => void {
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  ep.script({
+    label: "Q1, held",
+    reply: (req) => ({ ...answerQuestions(req), stream: { beforeDelta: () => held } }),
+  });
+  ep.fallback(answerQuestions);
+  return release;
 }

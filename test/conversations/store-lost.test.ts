@@ -15,23 +15,20 @@ import {
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
-import { createHarness, type Harness, inbound, requestsOf, saysOf } from "./harness.js";
+import {
+  answerQuestions,
+  createHarness,
+  type Harness,
+  holdFirstAnswer,
+  inbound,
+  requestsOf,
+  saysOf,
+} from "./harness.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
-
-/** Tokens `Q<n>` of the user messages after the last answer: what the model answers now. */
-function unanswered(req: ScriptedRequest): string[] {
-  const out: string[] = [];
-  for (let i = req.messages.length - 1; i >= 0; i--) {
-    const m = req.messages[i]!;
-    if (m.role === "assistant" && !m.tool_calls?.length) break;
-    if (m.role === "user") out.unshift(...(contentText(m.content).match(/Q\d+/g) ?? []));
-  }
-  return out;
-}
 
 async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -74,12 +71,10 @@ async function setUp(): Promise<{
   };
 }
 
-const answer = (req: ScriptedRequest) => ({ text: `answered ${unanswered(req).join(" ")}` });
-
 describe("Redis restarted empty", () => {
   it("between turns: the next turn extends the transcript the model saw", { timeout: 60_000 }, async () => {
     const { ep, h, restartEmpty } = await setUp();
-    ep.fallback(answer);
+    ep.fallback(answerQuestions);
     const conv = await h.open({ sweepMs: 100 });
     const key = "console:local:main:t1";
     await conv.submit(inbound(key, "first Q1"));
@@ -102,7 +97,7 @@ describe("Redis restarted empty", () => {
 
   it("a redelivery of a message journaled before is still a duplicate", { timeout: 60_000 }, async () => {
     const { ep, h, restartEmpty } = await setUp();
-    ep.fallback(answer);
+    ep.fallback(answerQuestions);
     const conv = await h.open({ sweepMs: 100 });
     const key = "console:local:main:t3";
     const m1 = inbound(key, "first Q1");
@@ -120,16 +115,8 @@ describe("Redis restarted empty", () => {
     timeout: 60_000,
   }, async () => {
     const { ep, h, kill, start } = await setUp();
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
     // The first turn's answer is held until Redis is gone; everything after answers at once.
-    ep.script({
-      label: "Q1, held",
-      reply: (req) => ({ ...answer(req), stream: { beforeDelta: () => held } }),
-    });
-    ep.fallback(answer);
+    const release = holdFirstAnswer(ep);
     const conv = await h.open({ sweepMs: 100 });
     const key = "console:local:main:t2";
     await conv.submit(inbound(key, "first Q1"));
