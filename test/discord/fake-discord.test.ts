@@ -60,4 +60,34 @@ describe("fake Discord", () => {
       expect([r.status, (r.body as { code: number }).code, r.shown]).toEqual([400, 50035, undefined]);
     }
   });
+
+  it("with routeLimits, a channel's message bucket (5 per 5 s) is in every answer's headers and a sixth write is refused per route", async () => {
+    fake = await startFakeDiscord({ routeLimits: true });
+    const post = (channel: string, content: string) =>
+      fetch(`${fake!.apiBase}/v10/channels/${channel}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bot ${fake!.token}` },
+        body: JSON.stringify({ content }),
+      });
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await post(fake.channel.id, `m${i}`));
+    expect(answers.map((r) => [r.status, r.headers.get("x-ratelimit-remaining")])).toEqual([
+      [200, "4"],
+      [200, "3"],
+      [200, "2"],
+      [200, "1"],
+      [200, "0"],
+      [429, "0"],
+    ]);
+    const refused = answers[5]!;
+    expect(refused.headers.get("x-ratelimit-scope")).toBe("user");
+    expect(refused.headers.get("x-ratelimit-bucket")).toBe("message-write");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { global: boolean }).global).toBe(false);
+    expect(fake.routeRefusals().map((r) => r.key)).toEqual([`message-write:${fake.channel.id}`]);
+    // Another channel has its own bucket.
+    const other = fake.addGuild(1).channels[0]!;
+    expect((await post(other.id, "elsewhere")).status).toBe(200);
+    expect(fake.channelMessages(fake.channel.id)).toHaveLength(5);
+  });
 });

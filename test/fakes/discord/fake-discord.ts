@@ -21,6 +21,7 @@ import {
   user,
 } from "./payloads.js";
 import { createRestServer, type RateLimitRule, type RecordedCall, type RestState } from "./rest.js";
+import { createRouteLimits, type RouteRefusal } from "./route-limits.js";
 
 export type { RecordedCall } from "./rest.js";
 
@@ -82,6 +83,12 @@ export interface FakeDiscordOptions {
    * time after the first's, so with 2 shards each guild is on its own shard ((id >> 22) % 2).
    */
   secondGuild?: boolean;
+  /**
+   * Enforce Discord's per-route limits (route-limits.ts: 5 message writes per 5 s per channel, …)
+   * with their `X-RateLimit-*` headers on every answer, as Discord does. Off by default: most tests
+   * are about something else.
+   */
+  routeLimits?: boolean;
 }
 
 export interface InteractionOptions {
@@ -164,12 +171,14 @@ export class FakeDiscord {
       rateLimits: [],
       globalArrivals: [],
       globalLimit: { limit: 50, windowMs: 1000 },
+      ...(options.routeLimits ? { routeLimits: createRouteLimits() } : {}),
       onCall: (call) => this.events.emit("call", call),
       cdn: new Map(),
       cdnRequests: [],
       uploads: [],
       refuseUploads: false,
       guildId: this.guildId,
+      guildIds: new Set([this.guildId, ...(this.otherGuildId ? [this.otherGuildId] : [])]),
       members: this.members,
       roles: () => this.roles(),
     };
@@ -202,9 +211,9 @@ export class FakeDiscord {
       }),
       guildCreates: () => [
         this.guildPayload(this.guildId, this.roles()),
-        ...(this.otherGuildId
-          ? [this.guildPayload(this.otherGuildId, [role(this.otherGuildId, "@everyone", BASIC_PERMS, 0)])]
-          : []),
+        ...[...this.state.guildIds]
+          .filter((id) => id !== this.guildId)
+          .map((id) => this.guildPayload(id, [role(id, "@everyone", BASIC_PERMS, 0)])),
       ],
     });
     return this;
@@ -226,6 +235,32 @@ export class FakeDiscord {
       channels,
       members: [...this.members.values()].filter((m) => !this.unlisted.has(m.user.id)),
     });
+  }
+
+  /**
+   * One more guild (before the bot connects), with `channels` text channels, its id one snowflake
+   * millisecond after the last guild's, so successive guilds fall on successive shards
+   * ((id >> 22) % count). Every member is in it.
+   */
+  addGuild(channels: number): { id: string; channels: ChannelPayload[] } {
+    const last = [...this.state.guildIds].at(-1)!;
+    const id = (BigInt(last) + (1n << 22n)).toString();
+    this.state.guildIds.add(id);
+    const list = Array.from({ length: channels }, (_, i) => textChannel(id, `room-${i}`));
+    for (const c of list) this.state.channels.set(c.id, c);
+    return { id, channels: list };
+  }
+
+  /** One more person, a member of every guild (listed in GUILD_CREATE). */
+  addMember(u: FakeUser): FakeMember {
+    const m = member(u);
+    this.members.set(u.id, m);
+    return m;
+  }
+
+  /** Requests refused for a per-route limit (with `routeLimits`). */
+  routeRefusals(): RouteRefusal[] {
+    return this.state.routeLimits?.refusals ?? [];
   }
 
   /** Member ids left out of GUILD_CREATE (a large guild sends only some): reachable by REST only. */

@@ -20,6 +20,7 @@ import {
   threadChannel,
 } from "./payloads.js";
 import { createMessageBook, type Handler, noContent, notFound, ok, type Reply } from "./rest-messages.js";
+import type { RouteLimits } from "./route-limits.js";
 
 export interface RecordedCall {
   method: string;
@@ -79,6 +80,8 @@ export interface RestState {
   globalArrivals: number[];
   /** The global limit enforced: at most `limit` accepted bot requests in any `windowMs`. */
   globalLimit: { limit: number; windowMs: number };
+  /** Per-route limits (route-limits.ts), when the fake enforces them. */
+  routeLimits?: RouteLimits;
   onCall: (call: RecordedCall) => void;
   /** Attachments the CDN serves, by path (`/attachments/<channel>/<id>/<name>`). */
   cdn: Map<string, CdnFile>;
@@ -88,8 +91,9 @@ export interface RestState {
   uploads: FakeUpload[];
   /** Refuse every message with files as Discord refuses a too-large one (413, code 40005). */
   refuseUploads: boolean;
-  /** The fake guild: its members (by user id, also the users `GET /users/{id}` knows) and roles. */
+  /** The fake guilds (the first one's roles are `roles`); members (by user id, also the users `GET /users/{id}` knows) are in each. */
   guildId: string;
+  guildIds: Set<string>;
   members: Map<string, FakeMember>;
   roles: () => Record<string, unknown>[];
 }
@@ -141,7 +145,7 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       "GET",
       /^\/guilds\/(\d+)\/members\/(\d+)$/,
       (m) => {
-        const mem = m[1] === state.guildId ? state.members.get(m[2]!) : undefined;
+        const mem = state.guildIds.has(m[1]!) ? state.members.get(m[2]!) : undefined;
         return mem ? ok(mem) : notFound("Member", 10007);
       },
     ],
@@ -395,6 +399,8 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       ...writeTarget(method, path),
     };
 
+    /** The per-route bucket's headers, on every answer of a limited route (as Discord sends them). */
+    let routeHeaders: Record<string, string> = {};
     const send = (reply: Reply, headers: Record<string, string> = {}): void => {
       call.status = reply.status;
       call.response = reply.json;
@@ -404,6 +410,7 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
       const payload = reply.json === undefined ? "" : JSON.stringify(reply.json);
       res.writeHead(reply.status, {
         ...(payload ? { "content-type": "application/json" } : {}),
+        ...routeHeaders,
         ...headers,
       });
       res.end(payload);
@@ -445,6 +452,16 @@ export function createRestServer(state: RestState): { server: Server; listen(): 
           "x-ratelimit-scope": limited.global ? "global" : "user",
         },
       );
+      return;
+    }
+    const route = authed ? state.routeLimits?.take(method, path, arrived) : undefined;
+    if (route) routeHeaders = route.headers;
+    if (route?.retryAfterMs !== undefined) {
+      const retryAfter = route.retryAfterMs / 1000;
+      send({
+        status: 429,
+        json: { message: "You are being rate limited.", retry_after: retryAfter, global: false },
+      });
       return;
     }
 
