@@ -170,7 +170,7 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
       channels,
       signIn: oauth && {
         unauthorized: (user) => oauth.unauthorized(user),
-        beginSignIn: (user, alias) => oauth.beginSignIn(user, alias),
+        offerSignIn: (user, alias, send) => oauth.offerSignIn(user, alias, send),
         listFor: (user, unauthorized) => tools.listFor(user, unauthorized),
       },
     },

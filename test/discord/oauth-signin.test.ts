@@ -31,6 +31,30 @@ function dmLinks(rig: Rig, user: Parameters<Rig["fake"]["dmWith"]>[0]): string[]
   });
 }
 
+/** `/neo connections [action:… server:…]` by `user`: the deferred ephemeral reply's text. */
+async function command(
+  rig: Rig,
+  user: Rig["fake"]["alice"],
+  action?: string,
+  server?: string,
+): Promise<string> {
+  const token = await rig.fake.slash({
+    user,
+    sub: "connections",
+    options: action
+      ? [
+          { name: "action", type: 3, value: action },
+          { name: "server", type: 3, value: server ?? "" },
+        ]
+      : [],
+  });
+  const reply = await rig.fake.waitForCall(
+    (c) => c.method === "PATCH" && c.path.endsWith(`/${token}/messages/@original`),
+    "the command's reply",
+  );
+  return String((reply.body as { content?: unknown }).content);
+}
+
 describe("Discord: signing in to a per-person OAuth MCP server from the chat", () => {
   let rig: Rig | null = null;
   let parts: SignInParts | null = null;
@@ -63,6 +87,19 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     await until("Alice's link", () => dmLinks(r, fake.alice).length === 1);
     expect(dmLinks(r, fake.bob)).toHaveLength(0);
     const [aliceLink] = dmLinks(r, fake.alice);
+
+    // A second turn before she signs in: no second link; the model is told the first still works.
+    ep.script({
+      label: "alice: link sent earlier",
+      expect: (q) =>
+        expect(q.system).toMatch(
+          /tracker needs \S+ to sign in; the private link sent to them earlier still works\./,
+        ),
+      reply: { text: "Use the link I sent you, Alice." },
+    });
+    await fake.say(fake.alice, fake.channel, "still nothing?", { mentionBot: true });
+    await fake.waitForCall(wrote("Use the link I sent you, Alice."), "alice's reminder");
+    expect(dmLinks(r, fake.alice)).toHaveLength(1);
 
     expect(await followSignIn(aliceLink!)).toBe(200);
 
@@ -97,6 +134,28 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     await until("Bob's link", () => dmLinks(r, fake.bob).length === 1);
     expect(dmLinks(r, fake.bob)[0]).not.toBe(aliceLink);
     expect(dmLinks(r, fake.alice)).toHaveLength(1);
+
+    // /neo connections through the real slash command: Alice's sign-in listed, Bob has none.
+    expect(await command(r, fake.alice)).toContain("• `tracker`");
+    expect(await command(r, fake.bob)).toBe("You are not signed in to any tool server.");
+    // Disconnect: revoked at the server (RFC 7009) and deleted from the store.
+    expect(await command(r, fake.alice, "disconnect", "tracker")).toContain("Signed out of `tracker`");
+    expect(p.mcp.revoked).toContain(tokens?.access_token);
+    expect(await p.vault.tokens({ kind: "user", user: alice }, "tracker")).toBeUndefined();
+    expect(await command(r, fake.alice)).toBe("You are not signed in to any tool server.");
+    // Her next turn has the tool no more, and she is sent a new link.
+    ep.script({
+      label: "alice: signed out",
+      expect: (q) => {
+        expect(toolNames(q).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(q.system).toMatch(/tracker needs \S+ to sign in; a link was sent to them privately\./);
+      },
+      reply: { text: "Sign in again, Alice." },
+    });
+    await fake.say(fake.alice, fake.channel, "once more?", { mentionBot: true });
+    await fake.waitForCall(wrote("Sign in again, Alice."), "alice's signed-out answer");
+    await until("Alice's second link", () => dmLinks(r, fake.alice).length === 2);
+    expect(dmLinks(r, fake.alice)[1]).not.toBe(aliceLink);
   });
 
   it("in a /neo ask turn the link is an ephemeral follow-up, not a DM", async () => {

@@ -68,7 +68,7 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
       connections: { list: (u) => oauth.connected(u), disconnect: (u, s) => oauth.disconnect(u, s) },
       signIn: {
         unauthorized: (u) => oauth.unauthorized(u),
-        beginSignIn: (u, a) => oauth.beginSignIn(u, a),
+        offerSignIn: (u, a, send) => oauth.offerSignIn(u, a, send),
         listFor: (u, un) => surface!.listFor(u, un),
       },
     });
@@ -119,6 +119,21 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     const url = annLink!.replaceAll("&amp;", "&");
     for (const m of hh.fake.messages("C1"))
       expect(m.text).not.toContain(new URL(url).searchParams.get("state"));
+
+    // A second turn before she signs in: no second link; the model is told the first still works.
+    hh.ep.script({
+      label: "ann: link sent earlier",
+      expect: (r) => {
+        expect(toolNames(r).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(r.system).toContain(
+          "tracker needs Ann to sign in; the private link sent to them earlier still works.",
+        );
+      },
+      reply: { text: "Use the link I sent you, Ann." },
+    });
+    await ask("UANN", "still nothing?");
+    await answered("Use the link I sent you, Ann.");
+    expect(linkTo("UANN")).toHaveLength(1);
 
     expect(await followSignIn(url)).toBe(200);
 

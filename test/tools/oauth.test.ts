@@ -59,6 +59,17 @@ afterAll(async () => {
   await store.close();
 });
 
+/** Offer `user` a sign-in: the link Neo would send them privately. */
+async function linkFor(user: string): Promise<string> {
+  let link = "";
+  const offer = await oauth.offerSignIn(user, "tracker", async (url) => {
+    link = url;
+    return true;
+  });
+  expect(offer).toBe("sent");
+  return link;
+}
+
 /** The browser: open the sign-in URL; the authorization server approves and redirects back. */
 async function authorize(url: string): Promise<URL> {
   const res = await fetch(url, { redirect: "manual" });
@@ -101,7 +112,7 @@ async function whoami(user: string, warnings: string[] = []): Promise<string | u
 describe("OAuth sign-in to an MCP server", () => {
   it("signs Alice in through the callback; her calls carry her token, never Bob's, and it is sealed at rest", async () => {
     expect(await oauth.unauthorized(ALICE)).toEqual(["tracker"]);
-    const back = await authorize((await oauth.beginSignIn(ALICE, "tracker"))!);
+    const back = await authorize(await linkFor(ALICE));
     expect(back.pathname).toBe(CALLBACK_PATH);
     const done = await open(back);
     expect(done).toMatchObject({ status: 200 });
@@ -121,7 +132,7 @@ describe("OAuth sign-in to an MCP server", () => {
 
   it("refuses a replayed, a made-up and an expired state, storing nothing", async () => {
     const carol = "slack:T1:UCAROL";
-    const back = await authorize((await oauth.beginSignIn(carol, "tracker"))!);
+    const back = await authorize(await linkFor(carol));
     expect((await open(withParam(back, "state", "x".repeat(32)))).status).toBe(400);
     expect(await oauth.connected(carol)).toEqual([]);
     expect((await open(back)).status).toBe(200);
@@ -130,7 +141,7 @@ describe("OAuth sign-in to an MCP server", () => {
     expect(replay.text).toContain("already used or expired");
 
     const dave = "slack:T1:UDAVE";
-    const late = await authorize((await oauth.beginSignIn(dave, "tracker"))!);
+    const late = await authorize(await linkFor(dave));
     clock += STATE_TTL_MS + 1;
     expect((await open(late)).status).toBe(400);
     expect(await oauth.connected(dave)).toEqual([]);
@@ -139,8 +150,8 @@ describe("OAuth sign-in to an MCP server", () => {
   it("refuses a callback that completes another person's flow with their code", async () => {
     const erin = "slack:T1:UERIN";
     const frank = "slack:T1:UFRANK";
-    const erinBack = await authorize((await oauth.beginSignIn(erin, "tracker"))!);
-    const frankBack = await authorize((await oauth.beginSignIn(frank, "tracker"))!);
+    const erinBack = await authorize(await linkFor(erin));
+    const frankBack = await authorize(await linkFor(frank));
     // Frank's code under Erin's state: the PKCE verifier bound to Erin's state does not match.
     const mixed = withParam(erinBack, "code", frankBack.searchParams.get("code")!);
     expect((await open(mixed)).status).toBe(400);
@@ -150,22 +161,52 @@ describe("OAuth sign-in to an MCP server", () => {
 
   it("disconnect revokes the token at the server and deletes it; erasure deletes all", async () => {
     const gina = "slack:T1:UGINA";
-    await open(await authorize((await oauth.beginSignIn(gina, "tracker"))!));
+    await open(await authorize(await linkFor(gina)));
     const token = (await oauth.provider({ kind: "user", user: gina }, "tracker").tokens())!.access_token;
     await oauth.disconnect(gina, "tracker");
     expect(mcp.revoked).toContain(token);
     expect(await oauth.connected(gina)).toEqual([]);
-    await open(await authorize((await oauth.beginSignIn(gina, "tracker"))!));
+    await open(await authorize(await linkFor(gina)));
     await oauth.eraseTokens(gina);
     expect(await oauth.connected(gina)).toEqual([]);
     expect(await store.keys(credentialKey({ kind: "user", user: gina }, ""))).toEqual([]);
+  });
+
+  it("offers a person one link per server until it is used or expires; an undelivered one does not count", async () => {
+    const ivy = "slack:T1:UIVY";
+    const sends: string[] = [];
+    const offer = (delivered = true) =>
+      oauth.offerSignIn(ivy, "tracker", async (url) => {
+        sends.push(url);
+        return delivered;
+      });
+    // A send that failed (the platform refused it) leaves no offer behind.
+    expect(await offer(false)).toBe("not-sent");
+    expect(await offer()).toBe("sent");
+    expect(await offer()).toBe("sent-earlier");
+    expect(sends).toHaveLength(2);
+    // The person declined at the server: the callback spends the link, a new one may be offered.
+    const declined = withParam(await authorize(sends[1]!), "code", "");
+    declined.searchParams.delete("code");
+    declined.searchParams.set("error", "access_denied");
+    expect((await open(declined)).status).toBe(400);
+    expect(await offer()).toBe("sent");
+    expect(await offer()).toBe("sent-earlier");
+    // The link expired unused: offered again.
+    clock += STATE_TTL_MS + 1;
+    expect(await offer()).toBe("sent");
+    expect(sends).toHaveLength(4);
+    // Signed in with it: nothing to offer.
+    expect((await open(await authorize(sends[3]!))).status).toBe(200);
+    expect(await offer()).toBe("signed-in");
+    expect(sends).toHaveLength(4);
   });
 
   it("puts no token, code or state in a warning or a logged callback URL", async () => {
     const hana = "slack:T1:UHANA";
     const warnings: string[] = [];
     expect(await whoami(hana, warnings)).toBeUndefined();
-    const url = (await oauth.beginSignIn(hana, "tracker"))!;
+    const url = await linkFor(hana);
     const back = await authorize(url);
     await open(back);
     const token = (await oauth.provider({ kind: "user", user: hana }, "tracker").tokens())!.access_token;

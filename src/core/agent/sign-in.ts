@@ -7,14 +7,19 @@
 import { cortexOwner, type Speaker } from "../keys.js";
 import { log } from "../log.js";
 import type { FormChannel } from "../tools/elicitation.js";
+import type { SignInOffer } from "../tools/oauth/sign-in.js";
 import type { ToolSurface } from "../tools/types.js";
 
 /** What the turn needs of the OAuth connections (`OAuthConnections`). */
 export interface SignInPort {
   /** The per-person OAuth servers `user` has not signed in to. */
   unauthorized(user: Speaker["userKey"]): Promise<string[]>;
-  /** The sign-in URL to send privately; undefined when already signed in. */
-  beginSignIn(user: Speaker["userKey"], alias: string): Promise<string | undefined>;
+  /** Offer `user` a sign-in link through `send`, unless one sent earlier is still good. */
+  offerSignIn(
+    user: Speaker["userKey"],
+    alias: string,
+    send: (url: string) => Promise<boolean>,
+  ): Promise<SignInOffer>;
   /** Signed in everywhere but `unauthorized`: servers not listed yet list their tools as `user`. */
   listFor(user: Speaker["userKey"], unauthorized: readonly string[]): Promise<void>;
 }
@@ -40,6 +45,14 @@ export function withoutServers(surface: ToolSurface, aliases: readonly string[])
   };
 }
 
+/** What the model is told of each left-out server, after "<server> needs <name> to sign in". */
+const SAID: Record<Exclude<SignInOffer, "signed-in">, string> = {
+  sent: "; a link was sent to them privately.",
+  // Once per link, not every turn (the link is good for 10 minutes, or until used).
+  "sent-earlier": "; the private link sent to them earlier still works.",
+  "not-sent": ", and no private link could be sent here.",
+};
+
 export async function gateSignIns(
   port: SignInPort,
   tools: ToolSurface,
@@ -57,27 +70,25 @@ export async function gateSignIns(
   if (!here.length) return { tools, notes: [] };
   const notes: string[] = [];
   for (const alias of here) {
-    const url = await port.beginSignIn(user, alias);
-    if (!url) continue; // signed in meanwhile (a refresh): the next check sees it
-    const sent = forms
-      ? await forms
-          .link(
-            { server: alias, message: "Sign in to use its tools (this link is only for you).", url },
-            speaker,
-          )
-          .then(
-            () => true,
-            (err: unknown) => {
-              log.warn({ err, server: alias }, "could not send the sign-in link");
-              return false;
-            },
-          )
-      : false;
-    notes.push(
-      sent
-        ? `${alias} needs ${speaker.displayName} to sign in; a link was sent to them privately.`
-        : `${alias} needs ${speaker.displayName} to sign in, and no private link could be sent here.`,
-    );
+    const send = (url: string): Promise<boolean> =>
+      forms
+        ? forms
+            .link(
+              { server: alias, message: "Sign in to use its tools (this link is only for you).", url },
+              speaker,
+            )
+            .then(
+              () => true,
+              (err: unknown) => {
+                log.warn({ err, server: alias }, "could not send the sign-in link");
+                return false;
+              },
+            )
+        : Promise.resolve(false);
+    // No private channel here: no flow is started, and a later turn elsewhere may send the link.
+    const offer = forms ? await port.offerSignIn(user, alias, send) : "not-sent";
+    if (offer === "signed-in") continue; // signed in meanwhile (a refresh): the next check sees it
+    notes.push(`${alias} needs ${speaker.displayName} to sign in${SAID[offer]}`);
   }
   return { tools: withoutServers(tools, here), notes };
 }

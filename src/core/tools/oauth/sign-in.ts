@@ -23,13 +23,24 @@ export interface OAuthServer {
   perUser: boolean;
 }
 
+/** What `offerSignIn` did: sent a link, found one sent earlier still good, could not send, or found tokens. */
+export type SignInOffer = "sent" | "sent-earlier" | "not-sent" | "signed-in";
+
 export type CallbackOutcome = { ok: true; alias: string } | { ok: false; reason: string };
 
 export interface OAuthConnections {
   /** The provider a server's transport authenticates with, for `principal`. */
   provider(principal: OAuthPrincipal, alias: string, onUrl?: (url: URL) => void): OAuthClientProvider;
-  /** Start signing `user` in to `alias` (the deployment for a shared server): the URL to send them privately; undefined when already signed in. */
-  beginSignIn(user: UserKey | undefined, alias: string): Promise<string | undefined>;
+  /**
+   * Offer `user` (the deployment, for a shared server) a sign-in to `alias`: start a flow and hand
+   * its URL to `send` (which delivers it privately, true when it did) — unless a link sent earlier
+   * is still good (`claimOffer`), or they are signed in after all.
+   */
+  offerSignIn(
+    user: UserKey | undefined,
+    alias: string,
+    send: (url: string) => Promise<boolean>,
+  ): Promise<SignInOffer>;
   /** The redirect came back: finish the flow `state` names, once. Nothing is stored when refused. */
   complete(state: string, code: string): Promise<CallbackOutcome>;
   /** The per-person OAuth servers `user` has not signed in to: a turn leaves their tools out. */
@@ -110,15 +121,27 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
 
   return {
     provider: (principal, alias, onUrl) => provider(principal, alias, onUrl),
-    async beginSignIn(user, alias) {
+    async offerSignIn(user, alias, send) {
+      const principal = principalOf(alias, user);
+      // Signed in meanwhile (the SDK's `auth` would start a new flow over an access token).
+      if (await o.vault.tokens(principal, alias)) return "signed-in";
+      if (!(await o.vault.claimOffer(principal, alias))) return "sent-earlier";
       let url: URL | undefined;
-      const result = await auth(
-        provider(principalOf(alias, user), alias, (u) => {
-          url = u;
-        }),
-        { serverUrl: server(alias).url },
-      );
-      return result === "REDIRECT" ? url?.href : undefined;
+      let outcome: SignInOffer = "not-sent";
+      try {
+        const result = await auth(
+          provider(principal, alias, (u) => {
+            url = u;
+          }),
+          { serverUrl: server(alias).url },
+        );
+        if (result === "AUTHORIZED") outcome = "signed-in";
+        else if (url && (await send(url.href))) outcome = "sent";
+        return outcome;
+      } finally {
+        // Nothing reached the person: their next turn may offer again.
+        if (outcome !== "sent") await o.vault.releaseOffer(principal, alias);
+      }
     },
     async complete(state, code) {
       const pending = await o.vault.take(state);

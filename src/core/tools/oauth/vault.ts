@@ -28,6 +28,8 @@ export function credentialKey(p: OAuthPrincipal, alias: string): string {
   return `${PREFIX}:cred:${hashTag(principalId(p))}:${alias}`;
 }
 const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
+/** A sign-in link sent to a principal for a server and not used yet (`claimOffer`). */
+const offerKey = (id: string, alias: string) => `${PREFIX}:offer:${hashTag(id)}:${alias}`;
 
 /** Sealed tokens and client; `discovery` (public metadata) is what the redirect's callback reuses. */
 const sealedRecord = z.object({
@@ -41,6 +43,7 @@ const pendingSchema = z.object({
   verifier: z.string(),
   expiresAt: z.number(),
 });
+const offerSchema = z.object({ expiresAt: z.number() });
 export type PendingSignIn = { principalId: string; alias: string; verifier: string };
 
 export interface OAuthVault {
@@ -57,8 +60,16 @@ export interface OAuthVault {
   connected(p: OAuthPrincipal): Promise<string[]>;
   /** Record a flow started by `p` on `alias`. */
   begin(state: string, p: OAuthPrincipal, alias: string, verifier: string): Promise<void>;
-  /** The flow of `state`, removed (single use); undefined when unknown, used or expired. */
+  /** The flow of `state`, removed (single use), and its link's offer released; undefined when unknown, used or expired. */
   take(state: string): Promise<PendingSignIn | undefined>;
+  /**
+   * Claim sending `p` a sign-in link to `alias`: false while a link sent earlier is still good
+   * (unused, younger than `STATE_TTL_MS`), so a person is not sent one on every turn. Atomic: of
+   * two turns at once, one sends.
+   */
+  claimOffer(p: OAuthPrincipal, alias: string): Promise<boolean>;
+  /** The link was not sent after all (or is void): the next turn may send one. */
+  releaseOffer(p: OAuthPrincipal, alias: string): Promise<void>;
 }
 
 export function createOAuthVault(store: Store, key: SealKey, now: () => number = Date.now): OAuthVault {
@@ -91,6 +102,7 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
       await write(p, alias, { ...(await read(p, alias)), discovery: { ...state } });
     },
     async clear(p, alias, what) {
+      if (what === "all") await store.delete(offerKey(principalId(p), alias));
       const rec = await read(p, alias);
       await write(p, alias, {
         tokens: what === "tokens" || what === "all" ? undefined : rec.tokens,
@@ -120,12 +132,25 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
     async take(state) {
       if (!/^[A-Za-z0-9_-]{16,128}$/.test(state)) return undefined;
       const raw = pendingSchema.safeParse(await store.take(stateKey(state)));
-      if (!raw.success || raw.data.expiresAt <= now()) return undefined;
+      if (!raw.success) return undefined;
+      // Used or expired alike, the link sent is spent: the person's next turn may get a new one.
+      await store.delete(offerKey(raw.data.principal, raw.data.alias));
+      if (raw.data.expiresAt <= now()) return undefined;
       return {
         principalId: raw.data.principal,
         alias: raw.data.alias,
         verifier: open(key, raw.data.verifier),
       };
+    },
+    async claimOffer(p, alias) {
+      const k = offerKey(principalId(p), alias);
+      const held = await store.get(k);
+      const live = offerSchema.safeParse(held);
+      if (live.success && live.data.expiresAt > now()) return false;
+      return store.compareAndSet(k, held, { expiresAt: now() + STATE_TTL_MS }, STATE_TTL_MS);
+    },
+    async releaseOffer(p, alias) {
+      await store.delete(offerKey(principalId(p), alias));
     },
   };
 }
