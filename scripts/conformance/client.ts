@@ -8,10 +8,11 @@
  * (`src/core/tools/oauth/`): when a start or a call needs sign-in, this script plays the admin's
  * browser (opens the authorization URL, whose server approves at once) and hands the redirect's
  * code and state to the same `complete` the callback route calls, then tries again. Pre-registered
- * client credentials come from the suite's `MCP_CONFORMANCE_CONTEXT`.
+ * client credentials (and, for cross-app access, the enterprise IdP and its ID token) come from the
+ * suite's `MCP_CONFORMANCE_CONTEXT`.
  * Exits non-zero when the server cannot be started or a call fails in transport.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -64,7 +65,13 @@ const acceptsDefaults: CallElicitor = {
   },
 };
 
-/** The suite's pre-registered client, when the scenario has one. */
+const dataDir = mkdtempSync(join(tmpdir(), "neo-conformance-client-"));
+
+/**
+ * The suite's pre-registered client, when the scenario has one. A cross-app-access scenario also
+ * gives an enterprise IdP and the ID token it issued to Neo: that is the manifest's `enterpriseIdp`
+ * with `"grant": "id_jag"`, the token in its `id_token_file`.
+ */
 function settingsFromContext(): OAuthSettings {
   const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
@@ -72,12 +79,22 @@ function settingsFromContext(): OAuthSettings {
   const secret = str(ctx.client_secret);
   const key = str(ctx.private_key_pem);
   const alg = str(ctx.signing_algorithm);
+  const idpIssuer = str(ctx.idp_issuer);
+  const idpClient = str(ctx.idp_client_id);
+  const idToken = str(ctx.idp_id_token);
+  let idp: OAuthSettings["idp"];
+  if (idpIssuer && idpClient && idToken) {
+    const file = join(dataDir, "idp-id-token");
+    writeFileSync(file, idToken, { mode: 0o600 });
+    idp = { issuer: idpIssuer, client_id: idpClient, id_token_file: file };
+  }
   // The client-credentials scenarios are the only ones named so; their client signs itself in.
   const machine = process.env.MCP_CONFORMANCE_SCENARIO?.startsWith("auth/client-credentials");
   return {
     ...(id ? { client_id: id } : {}),
     ...(secret ? { client_secret: secret } : {}),
     ...(machine ? { grant: "client_credentials" as const } : {}),
+    ...(idp ? { grant: "id_jag" as const, idp } : {}),
     ...(key ? { private_key: key } : {}),
     ...(alg === "RS256" || alg === "ES256" || alg === "PS256" || alg === "EdDSA"
       ? { signing_algorithm: alg }
@@ -85,7 +102,6 @@ function settingsFromContext(): OAuthSettings {
   };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "neo-conformance-client-"));
 const store = await createFileStore({ dataDir, prefix: "neo" });
 const oauth = createOAuthConnections({
   vault: createOAuthVault(store, sealKey("conformance-only-key")),

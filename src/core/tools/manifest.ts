@@ -62,8 +62,11 @@ const oauthFields = {
   /**
    * `client_credentials`: no one signs in; the deployment's client gets tokens with its
    * `client_secret` or, instead, a JWT signed with `private_key` (PEM, `signing_algorithm`).
+   * `id_jag`: enterprise-managed authorization (the MCP extension): no one signs in here; the
+   * manifest's `enterpriseIdp` trades its ID token for an ID-JAG, which this server's authorization
+   * server takes as a JWT-bearer grant from the pre-registered client.
    */
-  grant: z.literal("client_credentials").optional(),
+  grant: z.enum(["client_credentials", "id_jag"]).optional(),
   private_key: z.string().min(1).optional(),
   signing_algorithm: z.enum(["RS256", "ES256", "PS256", "EdDSA"]).optional(),
 };
@@ -97,12 +100,22 @@ const httpServerSchema = z
         ctx.addIssue({ code: "custom", path: [f], message: `is only for "auth": "oauth" servers` });
     if (s.client_secret && !s.client_id)
       ctx.addIssue({ code: "custom", path: ["client_secret"], message: "needs client_id" });
-    if (s.grant && (!s.client_id || (!s.client_secret && !s.private_key) || s.scope === "user"))
+    if (
+      s.grant === "client_credentials" &&
+      (!s.client_id || (!s.client_secret && !s.private_key) || s.scope === "user")
+    )
       ctx.addIssue({
         code: "custom",
         path: ["grant"],
         message:
           "client_credentials needs client_id and client_secret or private_key, and is deployment-wide",
+      });
+    if (s.grant === "id_jag" && (!s.client_id || s.scope === "user"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["grant"],
+        message:
+          "id_jag needs client_id (registered with the server's authorization server), and is deployment-wide",
       });
     if (s.scope === "user" && s.auth !== "oauth")
       ctx.addIssue({
@@ -112,8 +125,25 @@ const httpServerSchema = z
       });
   });
 
-/** A server's OAuth settings as the manifest gives them. */
-export type OAuthSettings = Pick<
+/**
+ * `enterpriseIdp`: the enterprise identity provider of enterprise-managed authorization (servers
+ * with `"grant": "id_jag"`). Its token endpoint is found from `issuer`'s metadata; Neo is its
+ * client `client_id` (with `client_secret` when it is confidential). `id_token_file` holds the ID
+ * token Neo presents, issued by this IdP to `client_id`, read at each exchange so a rotated token
+ * (a mounted workload-identity file, say) is picked up. Placeholders are allowed in all but `issuer`.
+ */
+const enterpriseIdpSchema = z
+  .object({
+    issuer: z.string().url(),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1).optional(),
+    id_token_file: z.string().min(1),
+  })
+  .strict();
+export type EnterpriseIdp = z.infer<typeof enterpriseIdpSchema>;
+
+/** A server's OAuth settings as the manifest gives them (`idp`: the manifest's `enterpriseIdp`, for `id_jag`). */
+export type OAuthSettings = { idp?: EnterpriseIdp } & Pick<
   z.infer<typeof httpServerSchema>,
   | "client_id"
   | "client_secret"
@@ -135,9 +165,17 @@ export const manifestSchema = z
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest placeholder, resolved at start.
     usersDir: z.string().min(1).default("${NEO_DATA_DIR:-./data}/users"),
     servers: z.record(aliasSchema, z.union([stdioServerSchema, httpServerSchema])).default({}),
+    enterpriseIdp: enterpriseIdpSchema.optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
+    for (const [alias, spec] of Object.entries(m.servers))
+      if (!isStdio(spec) && spec.grant === "id_jag" && !m.enterpriseIdp)
+        ctx.addIssue({
+          code: "custom",
+          path: ["servers", alias, "grant"],
+          message: 'id_jag needs the manifest\'s "enterpriseIdp" (the IdP that issues the ID-JAG)',
+        });
     // A shared server has no user: a folder placeholder there would be resolved from the
     // environment, or fail, and quietly share one folder among everyone.
     for (const [alias, spec] of Object.entries(m.servers)) {

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from "../../../config.js";
 import type { Store } from "../../../store/types.js";
-import { isStdio, type Manifest, resolveServerSpec } from "../manifest.js";
+import { type EnterpriseIdp, isStdio, type Manifest, resolveServerSpec, resolveValue } from "../manifest.js";
 import { sealKey } from "./seal.js";
 import { CALLBACK_PATH, createOAuthConnections, type OAuthConnections, type OAuthServer } from "./sign-in.js";
 import { createOAuthVault } from "./vault.js";
@@ -31,11 +31,29 @@ export function oauthServers(
         ...(grant ? { grant } : {}),
         ...(private_key ? { private_key } : {}),
         ...(signing_algorithm ? { signing_algorithm } : {}),
+        ...(grant === "id_jag" && manifest.enterpriseIdp
+          ? { idp: resolveIdp(manifest.enterpriseIdp, env, alias) }
+          : {}),
       },
       perUser: spec.scope === "user",
     });
   }
   return out;
+}
+
+/** The manifest's enterprise IdP with its placeholders resolved, for server `alias`'s errors. */
+function resolveIdp(
+  idp: EnterpriseIdp,
+  env: Readonly<Record<string, string | undefined>>,
+  alias: string,
+): EnterpriseIdp {
+  const at = (field: string, v: string) => resolveValue(v, env, alias, `enterpriseIdp.${field}`);
+  return {
+    issuer: idp.issuer,
+    client_id: at("client_id", idp.client_id),
+    ...(idp.client_secret ? { client_secret: at("client_secret", idp.client_secret) } : {}),
+    id_token_file: at("id_token_file", idp.id_token_file),
+  };
 }
 
 export function oauthConnectionsFor(

@@ -2,7 +2,9 @@
  * The MCP SDK's `OAuthClientProvider` for one (principal, server), backed by the vault: the SDK does
  * discovery, registration, PKCE, the resource indicator, refresh and scope step-up; this only keeps
  * what it hands over. Registration is the manifest's pre-registered client, else its client ID
- * metadata document URL, else dynamic registration (saved per principal and server).
+ * metadata document URL, else dynamic registration (saved per principal and server). The
+ * `client_credentials` and `id_jag` grants have no redirect: the SDK asks for a token with the body
+ * `prepareTokenRequest` makes.
  *
  * A flow's `state` and verifier are recorded together by `redirectToAuthorization`, bound to the
  * principal and server; the callback (`sign-in.ts`) takes them back once.
@@ -16,6 +18,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthSettings } from "../manifest.js";
+import { JWT_BEARER_GRANT, jwtBearerRequest, requestIdJag } from "./id-jag.js";
 import type { OAuthPrincipal, OAuthVault } from "./vault.js";
 
 export interface ProviderOptions {
@@ -40,12 +43,19 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
         ...(settings.client_secret ? { client_secret: settings.client_secret } : {}),
       }
     : undefined;
-  // Client credentials: no person, no redirect; the SDK asks for a token with this grant.
-  const machine = settings.grant === "client_credentials";
+  // Client credentials and ID-JAG: no one signs in here, no redirect.
+  const machine = settings.grant !== undefined;
+  const grantTypes = {
+    client_credentials: ["client_credentials"],
+    id_jag: [JWT_BEARER_GRANT],
+    interactive: ["authorization_code", "refresh_token"],
+  }[settings.grant ?? "interactive"];
+  const idp = settings.grant === "id_jag" ? settings.idp : undefined;
+  if (settings.grant === "id_jag" && !idp) throw new Error(`"${alias}": id_jag without an enterprise IdP`);
   const metadata: OAuthClientMetadata = {
     client_name: "Neo",
     redirect_uris: machine ? [] : [o.redirectUrl],
-    grant_types: machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+    grant_types: grantTypes,
     response_types: machine ? [] : ["code"],
     token_endpoint_auth_method: settings.private_key
       ? "private_key_jwt"
@@ -58,10 +68,17 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
     get redirectUrl() {
       return machine ? undefined : o.redirectUrl;
     },
-    ...(machine
+    ...(settings.grant === "client_credentials"
       ? {
           prepareTokenRequest: (scope?: string) =>
             new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) }),
+        }
+      : {}),
+    ...(idp
+      ? {
+          // The SDK saved the discovery (authorization server, resource) before asking for a token.
+          prepareTokenRequest: async (scope?: string) =>
+            jwtBearerRequest(await requestIdJag(idp, await vault.discovery(principal, alias), scope), scope),
         }
       : {}),
     ...(settings.private_key && settings.client_id

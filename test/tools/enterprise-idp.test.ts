@@ -1,0 +1,171 @@
+/**
+ * Enterprise-managed authorization (`"grant": "id_jag"` with the manifest's `enterpriseIdp`),
+ * against a local enterprise IdP, authorization server and MCP server (test/support/
+ * enterprise-idp.ts): Neo's ID token is exchanged at the IdP for an ID-JAG naming the server's
+ * authorization server and the server, the ID-JAG for an access token, and the server's tool runs
+ * as the person the ID token names. The manifest goes through `oauthConnectionsFor`, the path
+ * start-up takes. The ID token goes to the IdP only; a refusal is a clear warning with no token.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ManifestInput, parseManifest } from "../../src/core/tools/manifest.js";
+import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
+import type { OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
+import { credentialKey, DEPLOYMENT } from "../../src/core/tools/oauth/vault.js";
+import { createServerConnection } from "../../src/core/tools/server-connection.js";
+import type { Store } from "../../src/store/types.js";
+import {
+  AS_CLIENT,
+  AS_SECRET,
+  type EnterpriseSetup,
+  IDP_CLIENT,
+  IDP_SECRET,
+  startEnterpriseSetup,
+} from "../support/enterprise-idp.js";
+import { memoryStore } from "../support/memory-store.js";
+
+let ent: EnterpriseSetup;
+let store: Store;
+let dir: string;
+let tokenFile: string;
+let oauth: OAuthConnections;
+const env = { DOCS_SECRET: AS_SECRET, IDP_SECRET };
+
+function manifest(server: Record<string, unknown> = {}, idp: Record<string, unknown> = {}): ManifestInput {
+  return {
+    enterpriseIdp: {
+      issuer: ent.idpIssuer,
+      client_id: IDP_CLIENT,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest placeholder
+      client_secret: "${IDP_SECRET}",
+      id_token_file: tokenFile,
+      ...idp,
+    },
+    servers: {
+      docs: {
+        url: ent.mcpUrl,
+        auth: "oauth",
+        grant: "id_jag",
+        client_id: AS_CLIENT,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest placeholder
+        client_secret: "${DOCS_SECRET}",
+        ...server,
+      },
+    },
+  } as ManifestInput;
+}
+
+beforeAll(async () => {
+  ent = await startEnterpriseSetup();
+  store = await memoryStore();
+  dir = mkdtempSync(join(tmpdir(), "neo-idp-"));
+  tokenFile = join(dir, "id-token");
+  oauth = oauthConnectionsFor(parseManifest(manifest()), env, store, {
+    NEO_SECRET_KEY: "test-secret-key-of-enough-length!",
+    NEO_PUBLIC_URL: "https://neo.example.com",
+  })!;
+});
+
+afterAll(async () => {
+  await ent.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Start the deployment's connection to `docs` and call `whoami`; undefined when it cannot start. */
+async function whoami(warnings: string[] = []): Promise<string | undefined> {
+  const conn = createServerConnection({
+    alias: "docs",
+    spec: { url: ent.mcpUrl, headers: {}, auth: "oauth", grant: "id_jag" },
+    env: {},
+    spawnTimeoutMs: 5_000,
+    callTimeoutMs: 5_000,
+    maxRestarts: 0,
+    onToolsChanged: () => {},
+    onWarning: (m) => warnings.push(m),
+    authProvider: oauth.provider(DEPLOYMENT, "docs"),
+  });
+  await conn.start();
+  try {
+    if (conn.info().status !== "ready") return undefined;
+    const r = await conn.call("whoami", {}, "whoami");
+    return (r.content[0] as { text: string }).text;
+  } finally {
+    await conn.close();
+  }
+}
+
+describe("enterprise-managed authorization (ID-JAG)", () => {
+  it("trades the IdP's ID token for an ID-JAG and that for an access token; the tool runs as that person", async () => {
+    writeFileSync(tokenFile, ent.idToken("ann@acme.example"));
+    expect(await whoami()).toBe("sub:ann@acme.example");
+    const exchange = ent.idpRequests.at(-1)!;
+    expect(exchange).toMatchObject({ audience: ent.asIssuer, resource: ent.mcpUrl, client_id: IDP_CLIENT });
+    const token = (await oauth.provider(DEPLOYMENT, "docs").tokens())!.access_token;
+    expect(JSON.stringify(await store.get(credentialKey(DEPLOYMENT, "docs")))).not.toContain(token);
+  });
+
+  it("reads the ID token file at each exchange, so a rotated token is used", async () => {
+    await oauth.disconnect(undefined, "docs");
+    writeFileSync(tokenFile, `${ent.idToken("bea@acme.example")}\n`);
+    expect(await whoami()).toBe("sub:bea@acme.example");
+  });
+
+  it("sends the ID token to the IdP only, and the IdP's client secret nowhere else", async () => {
+    const idToken = ent.idToken("cy@acme.example");
+    writeFileSync(tokenFile, idToken);
+    await oauth.disconnect(undefined, "docs");
+    expect(await whoami()).toBe("sub:cy@acme.example");
+    const toAs = JSON.stringify(ent.asRequests);
+    expect(toAs).not.toContain(idToken);
+    expect(toAs).not.toContain(IDP_SECRET);
+    expect(JSON.stringify(ent.idpRequests)).not.toContain(AS_SECRET);
+  });
+
+  it("a refusal by the IdP leaves the server unstarted with a warning naming it, and no token in it", async () => {
+    ent.denied.add("dan@acme.example");
+    const denied = ent.idToken("dan@acme.example");
+    writeFileSync(tokenFile, denied);
+    await oauth.disconnect(undefined, "docs");
+    const warnings: string[] = [];
+    expect(await whoami(warnings)).toBeUndefined();
+    expect(warnings.join("\n")).toContain("access_denied");
+    // An ID token issued to another client of the IdP is not Neo's to present.
+    const foreign = ent.idToken("eve@acme.example", "someone-else");
+    writeFileSync(tokenFile, foreign);
+    expect(await whoami(warnings)).toBeUndefined();
+    expect(warnings.join("\n")).toContain("invalid_grant");
+    for (const secret of [denied, foreign, IDP_SECRET, AS_SECRET])
+      expect(warnings.join("\n")).not.toContain(secret);
+  });
+});
+
+describe("enterprise IdP in the manifest", () => {
+  it("validates id_jag servers and the enterpriseIdp section", () => {
+    const { enterpriseIdp: _, ...noIdp } = manifest();
+    expect(() => parseManifest(noIdp)).toThrow(
+      /server "docs" field "grant": id_jag needs the manifest's "enterpriseIdp"/,
+    );
+    expect(() => parseManifest(manifest({ scope: "user" }))).toThrow(
+      /id_jag needs client_id .*deployment-wide/,
+    );
+    expect(() => parseManifest(manifest({ client_id: undefined, client_secret: undefined }))).toThrow(
+      /id_jag needs client_id/,
+    );
+    expect(() => parseManifest(manifest({}, { issuer: "not a url" }))).toThrow(
+      /field "enterpriseIdp.issuer"/,
+    );
+    expect(() => parseManifest(manifest({}, { id_token_file: undefined }))).toThrow(
+      /field "enterpriseIdp.id_token_file"/,
+    );
+    expect(() => parseManifest(manifest({ auth: undefined }))).toThrow(/is only for "auth": "oauth" servers/);
+    expect(() =>
+      oauthConnectionsFor(parseManifest(manifest()), { DOCS_SECRET: AS_SECRET }, store, {
+        NEO_SECRET_KEY: "k".repeat(32),
+        NEO_PUBLIC_URL: "https://neo.example.com",
+      }),
+    ).toThrow(/server "docs": enterpriseIdp.client_secret needs environment variable IDP_SECRET/);
+  });
+});
