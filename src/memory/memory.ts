@@ -53,8 +53,10 @@ export interface MemoryOptions {
   retentionMs?: number;
   /** The turns running: write-back gives way to them (see the consolidator). */
   foreground?: Foreground;
-  /** Longest a write-back job waits for the turns (default 2 s). */
+  /** Longest a write-back job waits for the turns or its user's pause (default 2 s). */
   writebackMaxDeferMs?: number;
+  /** The pause of a user's turns their write-back jobs wait for (default 1 s). */
+  writebackQuietMs?: number;
 }
 
 export interface Memory {
@@ -98,6 +100,7 @@ export function createMemory(opts: MemoryOptions): Memory {
     timeoutMs: opts.writebackTimeoutMs,
     foreground: opts.foreground,
     maxDeferMs: opts.writebackMaxDeferMs,
+    quietMs: opts.writebackQuietMs,
   });
   const pendingTurns = new Set<Promise<unknown>>();
   let unavailable = false;

@@ -8,7 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 
 export const registry = new Registry();
 // Process health (memory, CPU, event-loop lag, handles) beside Neo's own series.
-collectDefaultMetrics({ register: registry, prefix: "neo_" });
+collectDefaultMetrics({ register: registry, prefix: "neo_", eventLoopMonitoringPrecision: 100 });
 
 const latencyBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 

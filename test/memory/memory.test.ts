@@ -82,7 +82,13 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
     let memory: Memory;
     const setup = async (
       test: string,
-      opts: { depth?: number; concurrency?: number; foreground?: Foreground; maxDeferMs?: number } = {},
+      opts: {
+        depth?: number;
+        concurrency?: number;
+        foreground?: Foreground;
+        maxDeferMs?: number;
+        quietMs?: number;
+      } = {},
     ) => {
       backend = factory(`memory-${test}`);
       store = await backend.open();
@@ -95,6 +101,8 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
         writebackConcurrency: opts.concurrency,
         foreground: opts.foreground,
         writebackMaxDeferMs: opts.maxDeferMs,
+        // The other properties are shown on jobs that start at once; the pause has its own test.
+        writebackQuietMs: opts.quietMs ?? 0,
       });
     };
     afterEach(async () => {
@@ -313,6 +321,24 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       await memory.drained();
       expect(memory.stats()).toMatchObject({ depth: 0, processed: 1, calls: 1 });
       endTurn();
+    });
+
+    it("a user's turns in quick succession wait for them to pause and go in one call; a flush starts them at once", async () => {
+      await setup("quiet", { quietMs: 600_000 });
+      ep.script(reply(empty));
+      for (let i = 0; i < 3; i++)
+        memory.port.writeBack({
+          user: ANA,
+          conversation: i === 1 ? DM : CONV,
+          place: i === 1 ? ANA_DM : CHANNEL,
+          transcript: exchange(ANA, `job ${i}`, "ok"),
+        });
+      // No turn runs, but Ana has not paused: nothing is asked of the cheap model yet.
+      expect(memory.stats()).toMatchObject({ depth: 3, running: 0, calls: 0 });
+      await memory.drained();
+      expect(memory.stats()).toMatchObject({ depth: 0, processed: 3, calls: 1 });
+      const prompt = String(ep.requests[0]!.messages[0]!.content);
+      for (let i = 0; i < 3; i++) expect(prompt).toContain(`USER: job ${i}`);
     });
 
     it("runs at most the configured consolidations at once, across users", async () => {

@@ -9,9 +9,9 @@
  * again while their call runs only once their queue is full (turns that end together, as a
  * platform's rate limit releases them, would overflow it); their cortex is still written by one
  * consolidation at a time, in the order they started. Nothing here ever throws into the loop or
- * delays an answer: a user's consolidation waits while turns run (a burst's answers need the CPU
- * first, and the jobs coalesce meanwhile), starting once none runs, once their queue is full, or
- * once their oldest job has waited `maxDeferMs`.
+ * delays an answer: a user's consolidation waits for them to pause (no new job for `quietMs`) and
+ * for the turns to end (a burst's answers need the CPU first), their jobs coalescing meanwhile; it
+ * starts then, once their queue is full, or once their oldest job has waited `maxDeferMs`.
  */
 
 import type { Foreground } from "../../core/foreground.js";
@@ -31,8 +31,14 @@ import { createWaitingJobs } from "./waiting.js";
 export const WRITEBACK_QUEUE_DEPTH = 8;
 /** Cheap-model calls running at once for the whole bot when not given: the shipped turn slots (see config.ts). */
 export const WRITEBACK_CONCURRENCY = 8;
-/** Longest a user's oldest job waits for the turns to finish before their consolidation starts. */
+/** Longest a user's oldest job waits for the turns or the user's pause before their consolidation starts. */
 export const WRITEBACK_MAX_DEFER_MS = 2_000;
+/**
+ * A user's jobs wait until no new job of theirs has come for this long: turns in quick succession
+ * are consolidated in one call (bench:system's overhead part: one call per turn was about a third
+ * of the CPU Neo spent per message one at a time).
+ */
+export const WRITEBACK_QUIET_MS = 1_000;
 /** Answer tokens per conversation section of a call, and for the whole answer. */
 const SECTION_TOKENS = 1024;
 const ANSWER_TOKENS = 4096;
@@ -69,7 +75,7 @@ export interface Consolidator {
   /** Queue a job. False (and counted) when its user's queue is full. Never throws. */
   enqueue(job: WriteBackJob): boolean;
   stats(): ConsolidatorStats;
-  /** Resolves once every queued job has finished (for tests and graceful shutdown). */
+  /** Starts every waiting job (no pause awaited) and resolves once all have finished (tests, shutdown). */
   drained(): Promise<void>;
 }
 
@@ -87,8 +93,10 @@ export interface ConsolidatorOptions {
   maxTokens?: number;
   /** The turns running: consolidation waits for none to run. Without it, it starts at once. */
   foreground?: Foreground;
-  /** Longest a job waits for the turns (default `WRITEBACK_MAX_DEFER_MS`). */
+  /** Longest a job waits for the turns or its user's pause (default `WRITEBACK_MAX_DEFER_MS`). */
   maxDeferMs?: number;
+  /** The pause a user's jobs wait for (default `WRITEBACK_QUIET_MS`). */
+  quietMs?: number;
 }
 
 const wbLog = log.child({ component: "writeback" });
@@ -112,6 +120,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
   const waiting = createWaitingJobs({
     capacity,
     maxDeferMs: opts.maxDeferMs ?? WRITEBACK_MAX_DEFER_MS,
+    quietMs: opts.quietMs ?? WRITEBACK_QUIET_MS,
     foreground: opts.foreground,
     calling: (user) => running.has(user),
   });
@@ -234,6 +243,7 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
         if (written.get(user) === mine) written.delete(user);
         setDepth(-batch.length);
         if (stats.depth === 0) {
+          waiting.flush(false);
           const waiters = idleWaiters;
           idleWaiters = [];
           for (const w of waiters) w();
@@ -241,13 +251,15 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       });
   }
 
-  /** Users left waiting for the turns are served when none runs, or when the first wait is up. */
+  /** Waiting users are served when the turns end, and when the first of them is due by the clock. */
   function wakeLater(now: number): void {
-    const at = waiting.dueAnyway();
+    // A full set of calls: the next one's end pumps.
+    if (inFlight >= concurrency) return;
+    const at = waiting.nextDue();
     if (at === undefined) return;
-    if (!idleHooked) {
+    if (!idleHooked && opts.foreground && opts.foreground.running > 0) {
       idleHooked = true;
-      opts.foreground!.whenIdle(() => {
+      opts.foreground.whenIdle(() => {
         idleHooked = false;
         pump();
       });
@@ -255,11 +267,14 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
     if (at >= wakeAt) return;
     clearTimeout(wakeTimer);
     wakeAt = at;
-    wakeTimer = setTimeout(() => {
-      wakeAt = Number.POSITIVE_INFINITY;
-      pump();
-    }, at - now);
-    // Shutdown does not wait for it: stopping the turns lets the jobs start.
+    wakeTimer = setTimeout(
+      () => {
+        wakeAt = Number.POSITIVE_INFINITY;
+        pump();
+      },
+      Math.max(0, at - now),
+    );
+    // Shutdown does not wait for it: it flushes (`drained`).
     wakeTimer.unref();
   }
 
@@ -289,6 +304,12 @@ export function createConsolidator(opts: ConsolidatorOptions): Consolidator {
       return true;
     },
     stats: () => ({ ...stats, running: inFlight, written: { ...stats.written } }),
-    drained: () => (stats.depth === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r))),
+    drained() {
+      if (stats.depth === 0) return Promise.resolve();
+      // Nothing waits for a pause any more: everything held starts, as the calls allow.
+      waiting.flush(true);
+      pump();
+      return new Promise<void>((r) => idleWaiters.push(r));
+    },
   };
 }
