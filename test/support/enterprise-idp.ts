@@ -2,10 +2,12 @@
  * Enterprise-managed authorization for tests, three local parties as the MCP extension
  * (`io.modelcontextprotocol/enterprise-managed-authorization`, ext-auth specification §3-5) lays
  * them out:
- * - an enterprise IdP: OpenID Connect discovery, and a token endpoint taking only RFC 8693 token
- *   exchange from its client (`IDP_CLIENT`/`IDP_SECRET`, sent in the body as the spec's §4 example
- *   does) of an ID token it signed for that client, answering with an ID-JAG (`typ`
- *   `oauth-id-jag+jwt`) for the `audience` and `resource` asked, unless its policy denies the person;
+ * - an enterprise IdP: OpenID Connect discovery; single sign-on (an `/authorize` that signs in the
+ *   test's browser user at once, authorization code with PKCE, refresh, RFC 7009 revocation); and
+ *   RFC 8693 token exchange of an ID token it signed for its client, answering with an ID-JAG (`typ`
+ *   `oauth-id-jag+jwt`) for the `audience` and `resource` asked, unless its policy denies the
+ *   person. Its client (`IDP_CLIENT`/`IDP_SECRET`) authenticates in the body, as the spec's §4
+ *   example does;
  * - an MCP server's authorization server: metadata (RFC 8414) and a token endpoint taking only the
  *   JWT-bearer grant (RFC 7523) from its pre-registered client with `client_secret_basic`, checking
  *   the ID-JAG's signature, `typ`, `aud` (its issuer), `resource` and `client_id`;
@@ -70,6 +72,10 @@ export interface EnterpriseSetup {
   mcpUrl: string;
   /** An ID token the IdP issued to `aud` (its client `IDP_CLIENT` by default) for `sub`. */
   idToken(sub: string, aud?: string): string;
+  /** Who `/authorize` signs in (the test's browser), and the lifetime of the ID tokens it issues. */
+  sso: { browserUser: string; idTokenTtl: number };
+  /** Refresh tokens revoked at the IdP (RFC 7009). */
+  revoked: string[];
   /** People the IdP's policy refuses an ID-JAG. */
   denied: Set<string>;
   /** Token-exchange requests the IdP got, and token requests the authorization server got. */
@@ -99,14 +105,74 @@ export async function startEnterpriseSetup(): Promise<EnterpriseSetup> {
       response_types_supported: ["code"],
       subject_types_supported: ["public"],
       id_token_signing_alg_values_supported: ["ES256"],
-      grant_types_supported: ["authorization_code", TOKEN_EXCHANGE],
+      grant_types_supported: ["authorization_code", "refresh_token", TOKEN_EXCHANGE],
+      scopes_supported: ["openid", "offline_access"],
+      revocation_endpoint: `${idp.base}/revoke`,
     });
+  });
+  // The person signed in at the IdP in the test's browser: `/authorize` approves at once as them.
+  const sso = { browserUser: "nobody", idTokenTtl: 3600 };
+  const codes = new Map<string, { sub: string; challenge: string; redirectUri: string }>();
+  const refreshTokens = new Map<string, string>();
+  const revoked: string[] = [];
+  const mintIdToken = (sub: string, aud = IDP_CLIENT, ttl = sso.idTokenTtl) => {
+    const now = Math.floor(Date.now() / 1000);
+    return signJwt({}, { iss: idp.base, sub, aud, iat: now, exp: now + ttl }, idpKeys.privateKey);
+  };
+  const signedIn = (sub: string) => {
+    const refresh = randomUUID();
+    refreshTokens.set(refresh, sub);
+    return {
+      access_token: randomUUID(),
+      token_type: "Bearer",
+      id_token: mintIdToken(sub),
+      refresh_token: refresh,
+    };
+  };
+  idpApp.get("/authorize", (req, res) => {
+    const q = req.query as Record<string, string>;
+    if (
+      q.client_id !== IDP_CLIENT ||
+      q.code_challenge_method !== "S256" ||
+      !q.code_challenge ||
+      !q.redirect_uri
+    )
+      return void res.status(400).send("bad request");
+    const code = randomUUID();
+    codes.set(code, { sub: sso.browserUser, challenge: q.code_challenge, redirectUri: q.redirect_uri });
+    const back = new URL(q.redirect_uri);
+    back.searchParams.set("code", code);
+    back.searchParams.set("state", q.state ?? "");
+    res.redirect(back.href);
+  });
+  idpApp.post("/revoke", express.urlencoded({ extended: false }), (req, res) => {
+    const body = req.body as Record<string, string>;
+    if (body.client_id !== IDP_CLIENT || body.client_secret !== IDP_SECRET)
+      return void res.status(401).json({ error: "invalid_client" });
+    revoked.push(body.token ?? "");
+    refreshTokens.delete(body.token ?? "");
+    res.status(200).end();
   });
   idpApp.post("/token", express.urlencoded({ extended: false }), (req, res) => {
     const body = req.body as Record<string, string>;
     idpRequests.push(body);
     if (body.client_id !== IDP_CLIENT || body.client_secret !== IDP_SECRET)
       return void res.status(401).json({ error: "invalid_client" });
+    if (body.grant_type === "authorization_code") {
+      const flow = codes.get(body.code ?? "");
+      codes.delete(body.code ?? "");
+      const challenge = createHash("sha256")
+        .update(body.code_verifier ?? "")
+        .digest("base64url");
+      if (!flow || flow.challenge !== challenge || flow.redirectUri !== body.redirect_uri)
+        return void res.status(400).json({ error: "invalid_grant" });
+      return void res.json(signedIn(flow.sub));
+    }
+    if (body.grant_type === "refresh_token") {
+      const sub = refreshTokens.get(body.refresh_token ?? "");
+      if (!sub) return void res.status(400).json({ error: "invalid_grant" });
+      return void res.json({ access_token: randomUUID(), token_type: "Bearer", id_token: mintIdToken(sub) });
+    }
     if (
       body.grant_type !== TOKEN_EXCHANGE ||
       body.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" ||
@@ -213,10 +279,9 @@ export async function startEnterpriseSetup(): Promise<EnterpriseSetup> {
     idpIssuer: idp.base,
     asIssuer: as.base,
     mcpUrl,
-    idToken: (sub, aud = IDP_CLIENT) => {
-      const now = Math.floor(Date.now() / 1000);
-      return signJwt({}, { iss: idp.base, sub, aud, iat: now, exp: now + 3600 }, idpKeys.privateKey);
-    },
+    idToken: (sub, aud) => mintIdToken(sub, aud, 3600),
+    sso,
+    revoked,
     denied,
     idpRequests,
     asRequests,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ManifestInput, parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import type { OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
-import { credentialKey, DEPLOYMENT } from "../../src/core/tools/oauth/vault.js";
+import { credentialKey, DEPLOYMENT, type OAuthPrincipal } from "../../src/core/tools/oauth/vault.js";
 import { createServerConnection } from "../../src/core/tools/server-connection.js";
 import type { Store } from "../../src/store/types.js";
 import {
@@ -74,18 +74,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Start the deployment's connection to `docs` and call `whoami`; undefined when it cannot start. */
-async function whoami(warnings: string[] = []): Promise<string | undefined> {
+/** Start `principal`'s connection to `docs` and call `whoami`; undefined when it cannot start. */
+async function whoami(
+  warnings: string[] = [],
+  via: OAuthConnections = oauth,
+  principal: OAuthPrincipal = DEPLOYMENT,
+): Promise<string | undefined> {
   const conn = createServerConnection({
     alias: "docs",
-    spec: { url: ent.mcpUrl, headers: {}, auth: "oauth", grant: "id_jag" },
+    spec: {
+      url: ent.mcpUrl,
+      headers: {},
+      auth: "oauth",
+      grant: "id_jag",
+      ...(principal.kind === "user" ? { scope: "user" as const } : {}),
+    },
     env: {},
     spawnTimeoutMs: 5_000,
     callTimeoutMs: 5_000,
     maxRestarts: 0,
     onToolsChanged: () => {},
     onWarning: (m) => warnings.push(m),
-    authProvider: oauth.provider(DEPLOYMENT, "docs"),
+    authProvider: via.provider(principal, "docs"),
   });
   await conn.start();
   try {
@@ -142,14 +152,127 @@ describe("enterprise-managed authorization (ID-JAG)", () => {
   });
 });
 
+describe("enterprise-managed authorization, each person signed in at the IdP", () => {
+  const ANN = "slack:T1:UANN";
+  const BOB = "slack:T1:UBOB";
+  let people: OAuthConnections;
+  beforeAll(() => {
+    const m = manifest({ scope: "user" }, { id_token_file: undefined });
+    people = oauthConnectionsFor(parseManifest(m), env, store, {
+      NEO_SECRET_KEY: "test-secret-key-of-enough-length!",
+      NEO_PUBLIC_URL: "https://neo.example.com",
+    })!;
+  });
+  const as = (user: string): OAuthPrincipal => ({ kind: "user", user });
+
+  /** Offer `user` the sign-in; the link they get, if any. */
+  async function offer(user: string): Promise<{ outcome: string; url?: string }> {
+    let url: string | undefined;
+    const outcome = await people.offerSignIn(user, "docs", async (u) => {
+      url = u;
+      return true;
+    });
+    return { outcome, ...(url ? { url } : {}) };
+  }
+  /** The browser, signed in at the IdP as `sub`: open the link; the IdP redirects back to Neo. */
+  async function authorize(url: string, sub: string): Promise<URL> {
+    ent.sso.browserUser = sub;
+    const res = await fetch(url, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    return new URL(res.headers.get("location")!);
+  }
+  const callback = (back: URL) =>
+    people.complete(back.searchParams.get("state") ?? "", back.searchParams.get("code") ?? "");
+  async function signIn(user: string, sub: string): Promise<void> {
+    const { url } = await offer(user);
+    expect(await callback(await authorize(url!, sub))).toEqual({ ok: true, alias: "docs" });
+  }
+
+  it("one IdP sign-in per person: their calls run as them, and another person gets their own link", async () => {
+    expect(await people.unauthorized(ANN)).toEqual(["docs"]);
+    const first = await offer(ANN);
+    expect(first.outcome).toBe("sent");
+    expect(new URL(first.url!).origin).toBe(ent.idpIssuer);
+    expect(new URL(first.url!).searchParams.get("redirect_uri")).toBe(
+      "https://neo.example.com/mcp/oauth/callback",
+    );
+    expect((await offer(ANN)).outcome).toBe("sent-earlier");
+    expect(await callback(await authorize(first.url!, "ann@acme.example"))).toEqual({
+      ok: true,
+      alias: "docs",
+    });
+    expect(await people.unauthorized(ANN)).toEqual([]);
+    expect(await people.connected(ANN)).toEqual(["docs"]);
+    expect(await whoami([], people, as(ANN))).toBe("sub:ann@acme.example");
+
+    expect(await people.unauthorized(BOB)).toEqual(["docs"]);
+    expect(await whoami([], people, as(BOB))).toBeUndefined();
+    await signIn(BOB, "bob@acme.example");
+    expect(await whoami([], people, as(BOB))).toBe("sub:bob@acme.example");
+    expect(await whoami([], people, as(ANN))).toBe("sub:ann@acme.example");
+    const idpCreds = JSON.stringify(await store.get(credentialKey(as(ANN), "@idp")));
+    const exchanged = ent.idpRequests.filter((r) => r.subject_token).map((r) => r.subject_token!);
+    expect(exchanged.length).toBeGreaterThan(0);
+    for (const t of exchanged) expect(idpCreds).not.toContain(t);
+  });
+
+  it("renews an expired ID token with the IdP's refresh token before the exchange", async () => {
+    const CY = "slack:T1:UCY";
+    ent.sso.idTokenTtl = 30; // inside Neo's one-minute margin: expired as far as the exchange goes
+    await signIn(CY, "cy@acme.example");
+    ent.sso.idTokenTtl = 3600;
+    const before = ent.idpRequests.length;
+    expect(await whoami([], people, as(CY))).toBe("sub:cy@acme.example");
+    const after = ent.idpRequests.slice(before).map((r) => r.grant_type);
+    expect(after).toEqual(["refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"]);
+  });
+
+  it("refuses a replayed state and another person's code, storing nothing", async () => {
+    const DAN = "slack:T1:UDAN";
+    const back = await authorize((await offer(DAN)).url!, "dan@acme.example");
+    expect((await callback(back)).ok).toBe(true);
+    expect(await callback(back)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("already used"),
+    });
+
+    const ERIN = "slack:T1:UERIN";
+    const FRANK = "slack:T1:UFRANK";
+    const erinBack = await authorize((await offer(ERIN)).url!, "erin@acme.example");
+    const frankBack = await authorize((await offer(FRANK)).url!, "frank@acme.example");
+    // Frank's code under Erin's state: the IdP checks Erin's PKCE verifier against it.
+    const mixed = new URL(erinBack);
+    mixed.searchParams.set("code", frankBack.searchParams.get("code")!);
+    expect((await callback(mixed)).ok).toBe(false);
+    expect(await people.connected(ERIN)).toEqual([]);
+    expect(await people.connected(FRANK)).toEqual([]);
+  });
+
+  it("disconnect revokes the IdP sign-in at the IdP and drops the server's tokens; erasure leaves nothing", async () => {
+    const GIA = "slack:T1:UGIA";
+    await signIn(GIA, "gia@acme.example");
+    expect(await whoami([], people, as(GIA))).toBe("sub:gia@acme.example");
+    expect(await people.provider(as(GIA), "docs").tokens()).toBeDefined();
+    const revokedBefore = ent.revoked.length;
+    await people.disconnect(GIA, "docs");
+    expect(ent.revoked.length).toBe(revokedBefore + 1);
+    expect(await people.unauthorized(GIA)).toEqual(["docs"]);
+    expect(await people.connected(GIA)).toEqual([]);
+    expect(await people.provider(as(GIA), "docs").tokens()).toBeUndefined();
+    expect(await whoami([], people, as(GIA))).toBeUndefined();
+
+    await signIn(GIA, "gia@acme.example");
+    expect(await whoami([], people, as(GIA))).toBe("sub:gia@acme.example");
+    await people.eraseTokens(GIA);
+    expect(await store.keys(credentialKey(as(GIA), ""))).toEqual([]);
+  });
+});
+
 describe("enterprise IdP in the manifest", () => {
   it("validates id_jag servers and the enterpriseIdp section", () => {
     const { enterpriseIdp: _, ...noIdp } = manifest();
     expect(() => parseManifest(noIdp)).toThrow(
       /server "docs" field "grant": id_jag needs the manifest's "enterpriseIdp"/,
-    );
-    expect(() => parseManifest(manifest({ scope: "user" }))).toThrow(
-      /id_jag needs client_id .*deployment-wide/,
     );
     expect(() => parseManifest(manifest({ client_id: undefined, client_secret: undefined }))).toThrow(
       /id_jag needs client_id/,
@@ -158,8 +281,14 @@ describe("enterprise IdP in the manifest", () => {
       /field "enterpriseIdp.issuer"/,
     );
     expect(() => parseManifest(manifest({}, { id_token_file: undefined }))).toThrow(
-      /field "enterpriseIdp.id_token_file"/,
+      /id_jag for the deployment needs "enterpriseIdp"."id_token_file"/,
     );
+    expect(
+      parseManifest(manifest({ scope: "user" }, { id_token_file: undefined })).servers.docs,
+    ).toMatchObject({
+      scope: "user",
+      grant: "id_jag",
+    });
     expect(() => parseManifest(manifest({ auth: undefined }))).toThrow(/is only for "auth": "oauth" servers/);
     expect(() =>
       oauthConnectionsFor(parseManifest(manifest()), { DOCS_SECRET: AS_SECRET }, store, {

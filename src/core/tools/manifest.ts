@@ -62,9 +62,10 @@ const oauthFields = {
   /**
    * `client_credentials`: no one signs in; the deployment's client gets tokens with its
    * `client_secret` or, instead, a JWT signed with `private_key` (PEM, `signing_algorithm`).
-   * `id_jag`: enterprise-managed authorization (the MCP extension): no one signs in here; the
-   * manifest's `enterpriseIdp` trades its ID token for an ID-JAG, which this server's authorization
-   * server takes as a JWT-bearer grant from the pre-registered client.
+   * `id_jag`: enterprise-managed authorization (the MCP extension): no one signs in to this server;
+   * the manifest's `enterpriseIdp` trades an ID token (the person's, or the deployment's) for an
+   * ID-JAG, which this server's authorization server takes as a JWT-bearer grant from the
+   * pre-registered client.
    */
   grant: z.enum(["client_credentials", "id_jag"]).optional(),
   private_key: z.string().min(1).optional(),
@@ -110,12 +111,11 @@ const httpServerSchema = z
         message:
           "client_credentials needs client_id and client_secret or private_key, and is deployment-wide",
       });
-    if (s.grant === "id_jag" && (!s.client_id || s.scope === "user"))
+    if (s.grant === "id_jag" && !s.client_id)
       ctx.addIssue({
         code: "custom",
         path: ["grant"],
-        message:
-          "id_jag needs client_id (registered with the server's authorization server), and is deployment-wide",
+        message: "id_jag needs client_id (Neo's client at the server's authorization server)",
       });
     if (s.scope === "user" && s.auth !== "oauth")
       ctx.addIssue({
@@ -127,17 +127,19 @@ const httpServerSchema = z
 
 /**
  * `enterpriseIdp`: the enterprise identity provider of enterprise-managed authorization (servers
- * with `"grant": "id_jag"`). Its token endpoint is found from `issuer`'s metadata; Neo is its
- * client `client_id` (with `client_secret` when it is confidential). `id_token_file` holds the ID
- * token Neo presents, issued by this IdP to `client_id`, read at each exchange so a rotated token
- * (a mounted workload-identity file, say) is picked up. Placeholders are allowed in all but `issuer`.
+ * with `"grant": "id_jag"`). Its endpoints are found from `issuer`'s OpenID Connect metadata; Neo
+ * is its client `client_id` (with `client_secret` when it is confidential). With `"scope": "user"`
+ * each person signs in at the IdP (once for all such servers); for a deployment-wide server
+ * `id_token_file` holds the ID token Neo presents, issued by this IdP to `client_id`, read at each
+ * exchange so a rotated token (a mounted workload-identity file, say) is picked up. Placeholders
+ * are allowed in all but `issuer`.
  */
 const enterpriseIdpSchema = z
   .object({
     issuer: z.string().url(),
     client_id: z.string().min(1),
     client_secret: z.string().min(1).optional(),
-    id_token_file: z.string().min(1),
+    id_token_file: z.string().min(1).optional(),
   })
   .strict();
 export type EnterpriseIdp = z.infer<typeof enterpriseIdpSchema>;
@@ -170,12 +172,21 @@ export const manifestSchema = z
   .strict()
   .superRefine((m, ctx) => {
     for (const [alias, spec] of Object.entries(m.servers))
-      if (!isStdio(spec) && spec.grant === "id_jag" && !m.enterpriseIdp)
-        ctx.addIssue({
-          code: "custom",
-          path: ["servers", alias, "grant"],
-          message: 'id_jag needs the manifest\'s "enterpriseIdp" (the IdP that issues the ID-JAG)',
-        });
+      if (!isStdio(spec) && spec.grant === "id_jag") {
+        if (!m.enterpriseIdp)
+          ctx.addIssue({
+            code: "custom",
+            path: ["servers", alias, "grant"],
+            message: 'id_jag needs the manifest\'s "enterpriseIdp" (the IdP that issues the ID-JAG)',
+          });
+        else if (spec.scope !== "user" && !m.enterpriseIdp.id_token_file)
+          ctx.addIssue({
+            code: "custom",
+            path: ["servers", alias, "grant"],
+            message:
+              'id_jag for the deployment needs "enterpriseIdp"."id_token_file" (with "scope": "user" each person signs in at the IdP)',
+          });
+      }
     // A shared server has no user: a folder placeholder there would be resolved from the
     // environment, or fail, and quietly share one folder among everyone.
     for (const [alias, spec] of Object.entries(m.servers)) {

@@ -52,7 +52,7 @@ function resolveIdp(
     issuer: idp.issuer,
     client_id: at("client_id", idp.client_id),
     ...(idp.client_secret ? { client_secret: at("client_secret", idp.client_secret) } : {}),
-    id_token_file: at("id_token_file", idp.id_token_file),
+    ...(idp.id_token_file ? { id_token_file: at("id_token_file", idp.id_token_file) } : {}),
   };
 }
 

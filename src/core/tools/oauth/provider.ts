@@ -31,6 +31,8 @@ export interface ProviderOptions {
   onAuthorizationUrl(url: URL): void;
   /** The callback is finishing this flow: its verifier, taken from the vault with its state. */
   verifier?: string;
+  /** `id_jag`: the enterprise IdP's ID token for the principal (`idp-session.ts`). */
+  idToken?: () => Promise<string>;
 }
 
 export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
@@ -51,7 +53,9 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
     interactive: ["authorization_code", "refresh_token"],
   }[settings.grant ?? "interactive"];
   const idp = settings.grant === "id_jag" ? settings.idp : undefined;
-  if (settings.grant === "id_jag" && !idp) throw new Error(`"${alias}": id_jag without an enterprise IdP`);
+  const idToken = o.idToken;
+  if (settings.grant === "id_jag" && !(idp && idToken))
+    throw new Error(`"${alias}": id_jag without an enterprise IdP`);
   const metadata: OAuthClientMetadata = {
     client_name: "Neo",
     redirect_uris: machine ? [] : [o.redirectUrl],
@@ -74,11 +78,18 @@ export function createOAuthProvider(o: ProviderOptions): OAuthClientProvider {
             new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) }),
         }
       : {}),
-    ...(idp
+    ...(idp && idToken
       ? {
           // The SDK saved the discovery (authorization server, resource) before asking for a token.
-          prepareTokenRequest: async (scope?: string) =>
-            jwtBearerRequest(await requestIdJag(idp, await vault.discovery(principal, alias), scope), scope),
+          prepareTokenRequest: async (scope?: string) => {
+            const jag = await requestIdJag(
+              idp,
+              await idToken(),
+              await vault.discovery(principal, alias),
+              scope,
+            );
+            return jwtBearerRequest(jag, scope);
+          },
         }
       : {}),
     ...(settings.private_key && settings.client_id

@@ -2,6 +2,8 @@
  * Signing in to OAuth-protected MCP servers, for the chat layer and the callback route: start a
  * person's (or the deployment's) flow, finish it from the redirect, say who is not signed in where,
  * disconnect (revoking per RFC 7009 where the server supports it) and erase a person's tokens.
+ * A per-person `id_jag` server's sign-in is the person's one sign-in at the enterprise IdP
+ * (`idp-session.ts`), shared by every such server: one link, one disconnect.
  */
 import {
   auth,
@@ -11,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { UserKey } from "../../keys.js";
 import type { OAuthSettings } from "../manifest.js";
+import { createIdpSessions, IDP_ALIAS } from "./idp-session.js";
 import { createOAuthProvider } from "./provider.js";
 import { DEPLOYMENT, type OAuthPrincipal, type OAuthVault, principalId } from "./vault.js";
 
@@ -70,6 +73,11 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
     if (!s) throw new Error(`no OAuth server "${alias}" in the manifest`);
     return s;
   };
+  // One enterprise IdP per manifest: every id_jag server's settings carry it.
+  const idp = [...o.servers.values()].find((s) => s.settings.idp)?.settings.idp;
+  const sessions = idp ? createIdpSessions({ idp, vault: o.vault, redirectUrl: o.redirectUrl }) : undefined;
+  /** The per-person servers whose sign-in is the person's IdP sign-in. */
+  const viaIdp = [...o.servers].filter(([, s]) => s.perUser && s.settings.grant === "id_jag").map(([a]) => a);
   const provider = (
     principal: OAuthPrincipal,
     alias: string,
@@ -84,6 +92,7 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
       redirectUrl: o.redirectUrl,
       onAuthorizationUrl: onUrl ?? (() => {}),
       ...(verifier ? { verifier } : {}),
+      ...(sessions ? { idToken: () => sessions.idToken(principal) } : {}),
     });
 
   async function revoke(principal: OAuthPrincipal, alias: string): Promise<void> {
@@ -119,10 +128,33 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
     await o.vault.clear(principal, alias, "tokens");
   }
 
+  /** A person's IdP sign-in goes with every server it serves: their tokens are revoked too. */
+  async function signOutOfIdp(principal: OAuthPrincipal): Promise<void> {
+    for (const alias of viaIdp) await disconnectPrincipal(principal, alias);
+    await sessions?.signOut(principal);
+  }
+
+  /** Offer `principal` the IdP sign-in: one link for every `viaIdp` server. */
+  async function offerIdpSignIn(
+    principal: OAuthPrincipal,
+    send: (url: string) => Promise<boolean>,
+  ): Promise<SignInOffer> {
+    if (!sessions || (await sessions.signedIn(principal))) return "signed-in";
+    if (!(await o.vault.claimOffer(principal, IDP_ALIAS))) return "sent-earlier";
+    let outcome: SignInOffer = "not-sent";
+    try {
+      if (await send(await sessions.authorizationUrl(principal))) outcome = "sent";
+      return outcome;
+    } finally {
+      if (outcome !== "sent") await o.vault.releaseOffer(principal, IDP_ALIAS);
+    }
+  }
+
   return {
     provider: (principal, alias, onUrl) => provider(principal, alias, onUrl),
     async offerSignIn(user, alias, send) {
       const principal = principalOf(alias, user);
+      if (viaIdp.includes(alias)) return offerIdpSignIn(principal, send);
       // Signed in meanwhile (the SDK's `auth` would start a new flow over an access token).
       if (await o.vault.tokens(principal, alias)) return "signed-in";
       if (!(await o.vault.claimOffer(principal, alias))) return "sent-earlier";
@@ -145,7 +177,8 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
     },
     async complete(state, code) {
       const pending = await o.vault.take(state);
-      if (!pending || !o.servers.has(pending.alias))
+      const known = pending && (o.servers.has(pending.alias) || (pending.alias === IDP_ALIAS && sessions));
+      if (!pending || !known)
         return {
           ok: false,
           reason: "This sign-in link is unknown, already used or expired. Ask Neo for a new one.",
@@ -154,6 +187,14 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
         pending.principalId === principalId(DEPLOYMENT)
           ? DEPLOYMENT
           : { kind: "user", user: pending.principalId };
+      if (pending.alias === IDP_ALIAS && sessions)
+        return sessions.complete(principal, code, pending.verifier).then(
+          () => ({ ok: true as const, alias: viaIdp.join(", ") }),
+          () => ({
+            ok: false as const,
+            reason: "Your company's sign-in refused this. Ask Neo for a new link.",
+          }),
+        );
       try {
         const p = provider(principal, pending.alias, undefined, pending.verifier);
         const result = await auth(p, { serverUrl: server(pending.alias).url, authorizationCode: code });
@@ -167,16 +208,32 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
     async unauthorized(user) {
       const principal: OAuthPrincipal = { kind: "user", user };
       const out: string[] = [];
+      const idpSignedIn = (await sessions?.signedIn(principal)) === true;
       for (const [alias, s] of o.servers)
-        if (s.perUser && !(await o.vault.tokens(principal, alias))) out.push(alias);
+        if (
+          s.perUser &&
+          !(await o.vault.tokens(principal, alias)) &&
+          !(viaIdp.includes(alias) && idpSignedIn)
+        )
+          out.push(alias);
       return out;
     },
-    connected: (user) => o.vault.connected({ kind: "user", user }),
-    disconnect: (user, alias) => disconnectPrincipal(principalOf(alias, user), alias),
+    async connected(user) {
+      const principal: OAuthPrincipal = { kind: "user", user };
+      const held = (await o.vault.connected(principal)).filter((a) => a !== IDP_ALIAS);
+      const idpSignedIn = (await sessions?.signedIn(principal)) === true;
+      return [...new Set([...held, ...(idpSignedIn ? viaIdp : [])])].sort();
+    },
+    disconnect: (user, alias) =>
+      viaIdp.includes(alias)
+        ? signOutOfIdp(principalOf(alias, user))
+        : disconnectPrincipal(principalOf(alias, user), alias),
     async eraseTokens(user) {
       const principal: OAuthPrincipal = { kind: "user", user };
+      await signOutOfIdp(principal);
       for (const alias of await o.vault.connected(principal)) await disconnectPrincipal(principal, alias);
       for (const alias of o.servers.keys()) await o.vault.clear(principal, alias, "all");
+      await o.vault.clear(principal, IDP_ALIAS, "all");
     },
     perUser: (alias) => o.servers.get(alias)?.perUser === true,
   };
