@@ -33,6 +33,7 @@ export function commandDeps(
     connections: oauth && {
       list: (u) => oauth.connected(u),
       disconnect: (u, server) => oauth.disconnect(u, server),
+      erase: (u) => oauth.eraseTokens(u),
     },
     tools: {
       list: () => {

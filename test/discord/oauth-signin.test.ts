@@ -9,14 +9,23 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { discordUser } from "../../src/adapters/discord/keys.js";
 import { cortexOwner } from "../../src/core/keys.js";
+import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { wrote } from "../fakes/discord/fake-discord.js";
 import type { MessagePayload } from "../fakes/discord/payloads.js";
 import { memoryStore } from "../support/memory-store.js";
-import { followSignIn, type SignInParts, startSignInParts } from "../support/oauth-signin.js";
+import {
+  credentialsInRedis,
+  followSignIn,
+  type SignInParts,
+  signIn,
+  startSignInParts,
+} from "../support/oauth-signin.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
 import { type Rig, startRig, until } from "./support/harness.js";
 
+const redis = await probeRedis();
 const toolNames = (r: ScriptedRequest) => (r.tools ?? []).map((t) => t.function.name);
 const lastResult = (r: ScriptedRequest) =>
   String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
@@ -31,7 +40,16 @@ function dmLinks(rig: Rig, user: Parameters<Rig["fake"]["dmWith"]>[0]): string[]
   });
 }
 
-/** `/neo connections [action:… server:…]` by `user`: the deferred ephemeral reply's text. */
+/** The text of an interaction's deferred ephemeral reply (PATCH of `@original`). */
+async function replyTo(rig: Rig, token: string): Promise<string> {
+  const reply = await rig.fake.waitForCall(
+    (c) => c.method === "PATCH" && c.path.endsWith(`/${token}/messages/@original`),
+    "the interaction's reply",
+  );
+  return String((reply.body as { content?: unknown }).content);
+}
+
+/** `/neo connections [action:… server:…]` by `user`: the reply's text. */
 async function command(
   rig: Rig,
   user: Rig["fake"]["alice"],
@@ -48,11 +66,7 @@ async function command(
         ]
       : [],
   });
-  const reply = await rig.fake.waitForCall(
-    (c) => c.method === "PATCH" && c.path.endsWith(`/${token}/messages/@original`),
-    "the command's reply",
-  );
-  return String((reply.body as { content?: unknown }).content);
+  return replyTo(rig, token);
 }
 
 describe("Discord: signing in to a per-person OAuth MCP server from the chat", () => {
@@ -176,5 +190,79 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     const rows = link()!.components as Array<{ components: Array<{ url?: string }> }>;
     expect(rows[0]!.components[0]!.url).toMatch(/^http:\/\/localhost:\d+\/authorize\?/);
     expect(fake.dmWith(fake.alice)).toBeUndefined();
+  });
+});
+
+describe.skipIf(!redis.ok)("Discord: an erased or denied person's sign-ins (Redis)", () => {
+  let rig: Rig | null = null;
+  let parts: SignInParts | null = null;
+  let store: Store | null = null;
+  afterEach(async () => {
+    await rig?.close();
+    await parts?.close();
+    await store?.close();
+    rig = parts = store = null;
+  });
+
+  it("/neo forget, an admin's /neo forget user:… and /neo-admin deny each revoke and delete that person's tokens; Dan's stay", async () => {
+    const prefix = uniquePrefix("oauth-erase");
+    store = await createStore({ redisUrl: redis.url, dataDir: "unused", prefix });
+    parts = await startSignInParts(store);
+    const p = parts;
+    rig = await startRig({
+      redis: { url: redis.url, prefix },
+      servers: { tracker: p.manifest.servers.tracker! },
+      oauth: p.oauth,
+    });
+    const r = rig;
+    const { fake } = r;
+    const alice = discordUser(fake.guildId, fake.alice.id);
+    const bob = discordUser(fake.guildId, fake.bob.id);
+    // Dan signed in from another guild: a person of his own, who nobody erases.
+    const dan = discordUser("1000000000000000001", "1000000000000000002");
+    const tokens = new Map<string, { access_token: string; refresh_token?: string }>();
+    for (const u of [alice, bob, dan]) tokens.set(u, await signIn(p, u));
+    for (const u of tokens.keys()) expect(await credentialsInRedis(redis.url, prefix, u)).toHaveLength(1);
+    const gone = async (u: string) => {
+      const t = tokens.get(u)!;
+      expect(p.mcp.revoked).toEqual(expect.arrayContaining([t.access_token, t.refresh_token]));
+      expect(await p.vault.tokens({ kind: "user", user: u }, "tracker")).toBeUndefined();
+      expect(await credentialsInRedis(redis.url, prefix, u)).toEqual([]);
+    };
+    /** `/neo forget [user:…]` by `by`, confirmed with its button: the confirmation's reply. */
+    const forget = async (by: typeof fake.alice, user?: typeof fake.alice) => {
+      const token = await fake.slash({
+        user: by,
+        sub: "forget",
+        options: user ? [{ name: "user", type: 6, value: user.id }] : [],
+      });
+      await replyTo(r, token);
+      const asked = fake.channelMessages(fake.channel.id).find((m) => m.interaction_token === token)!;
+      const rows = asked.components as Array<{ components: Array<{ custom_id: string }> }>;
+      return replyTo(
+        r,
+        await fake.click({ user: by, message: asked, customId: rows[0]!.components[0]!.custom_id }),
+      );
+    };
+
+    // Alice forgets herself.
+    expect(await forget(fake.alice)).toMatch(/^(Forgotten|There was nothing)/);
+    await gone(alice);
+    // Carol (an admin: Manage Server) forgets Bob.
+    expect(await forget(fake.carol, fake.bob)).toMatch(/^(Forgotten|There was nothing)/);
+    await gone(bob);
+    // Bob signs in again; Carol denies him: the reply says he was signed out.
+    tokens.set(bob, await signIn(p, bob));
+    const denied = await fake.slash({
+      user: fake.carol,
+      command: "neo-admin",
+      sub: "deny",
+      options: [{ name: "user", type: 6, value: fake.bob.id }],
+    });
+    expect(await replyTo(r, denied)).toContain("Signed them out of `tracker`");
+    await gone(bob);
+    // Dan's sign-in is untouched.
+    expect(await credentialsInRedis(redis.url, prefix, dan)).toHaveLength(1);
+    expect(p.mcp.revoked).not.toContain(tokens.get(dan)!.access_token);
   });
 });

@@ -8,12 +8,30 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
+import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { memoryStore } from "../support/memory-store.js";
-import { followSignIn, type SignInParts, startSignInParts } from "../support/oauth-signin.js";
+import {
+  credentialsInRedis,
+  followSignIn,
+  type SignInParts,
+  signIn,
+  startSignInParts,
+} from "../support/oauth-signin.js";
+import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
-import { envelope, type Harness, mention, startHarness, TEAM, until } from "./support/harness.js";
+import {
+  envelope,
+  ephemeralClick,
+  type Harness,
+  type HarnessOptions,
+  mention,
+  startHarness,
+  TEAM,
+  until,
+} from "./support/harness.js";
 
+const redis = await probeRedis();
 const THREAD = "1690000000.000777";
 /** Bob asks in his own thread: a shared thread's transcript would show him Ann's earlier tool result. */
 const BOB_THREAD = "1690000000.000778";
@@ -43,6 +61,30 @@ async function neo(h: Harness, user: string, text: string, channel = "C1"): Prom
   return reply.text;
 }
 
+/** Neo over the sign-in parts: the real MCP surface with their OAuth connections, `/neo connections`, each turn's check. */
+async function startNeo(parts: SignInParts, extra: HarnessOptions = {}): Promise<Harness> {
+  const { manifest, oauth } = parts;
+  let surface: McpToolSurface | undefined;
+  return startHarness({
+    adminIds: ["UADMIN"],
+    ...extra,
+    surface: async () => {
+      surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
+      return surface;
+    },
+    connections: {
+      list: (u) => oauth.connected(u),
+      disconnect: (u, s) => oauth.disconnect(u, s),
+      erase: (u) => oauth.eraseTokens(u),
+    },
+    signIn: {
+      unauthorized: (u) => oauth.unauthorized(u),
+      offerSignIn: (u, a, send) => oauth.offerSignIn(u, a, send),
+      listFor: (u, un) => surface!.listFor(u, un),
+    },
+  });
+}
+
 describe("Slack: signing in to a per-person OAuth MCP server from the chat", () => {
   let h: Harness | null = null;
   let parts: SignInParts | null = null;
@@ -57,21 +99,8 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
   it("Ann gets a private link, signs in, and her next turn has the tool with her token; Bob does not", async () => {
     store = await memoryStore();
     parts = await startSignInParts(store);
-    const { manifest, oauth, mcp, vault: sealed } = parts;
-    let surface: McpToolSurface | undefined;
-    h = await startHarness({
-      adminIds: ["UADMIN"],
-      surface: async () => {
-        surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
-        return surface;
-      },
-      connections: { list: (u) => oauth.connected(u), disconnect: (u, s) => oauth.disconnect(u, s) },
-      signIn: {
-        unauthorized: (u) => oauth.unauthorized(u),
-        offerSignIn: (u, a, send) => oauth.offerSignIn(u, a, send),
-        listFor: (u, un) => surface!.listFor(u, un),
-      },
-    });
+    const { mcp, vault: sealed } = parts;
+    h = await startNeo(parts);
     const hh = h;
     const ask = (user: string, text: string, thread = THREAD) =>
       hh.slack.event(envelope(mention("C1", user, text, { thread_ts: thread })));
@@ -191,5 +220,57 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     await ask("UANN", "once more?");
     await answered("Sign in again, Ann.");
     expect(linkTo("UANN")).toHaveLength(2);
+  });
+});
+
+describe.skipIf(!redis.ok)("Slack: an erased or denied person's sign-ins (Redis)", () => {
+  let h: Harness | null = null;
+  let parts: SignInParts | null = null;
+  let store: Store | null = null;
+  afterEach(async () => {
+    await h?.close();
+    await parts?.close();
+    await store?.close();
+    h = parts = store = null;
+  });
+
+  it("/neo forget, an admin's /neo forget <user> and /neo deny each revoke and delete that person's tokens; Dan's stay", async () => {
+    const prefix = uniquePrefix("oauth-erase");
+    store = await createStore({ redisUrl: redis.url, dataDir: "unused", prefix });
+    parts = await startSignInParts(store);
+    const p = parts;
+    h = await startNeo(p, { memory: true, redis: { url: redis.url, prefix } });
+    const hh = h;
+    const key = (u: string) => `slack:${TEAM}:${u}`;
+    const tokens = new Map<string, { access_token: string; refresh_token?: string }>();
+    for (const u of ["UANN", "UBOB", "UCAROL", "UDAN"]) tokens.set(u, await signIn(p, key(u)));
+    for (const u of tokens.keys())
+      expect(await credentialsInRedis(redis.url, prefix, key(u))).toHaveLength(1);
+    const confirm = async (user: string, value: string, responseId: string) => {
+      await ephemeralClick(hh, { user, channel: "C1", actionId: "neo_confirm", value, responseId });
+      await hh.fake.waitFor(() => hh.fake.responses.some((r) => r.id === responseId), "forget answered");
+    };
+    const gone = async (u: string) => {
+      const t = tokens.get(u)!;
+      expect(p.mcp.revoked).toEqual(expect.arrayContaining([t.access_token, t.refresh_token]));
+      expect(await p.vault.tokens({ kind: "user", user: key(u) }, "tracker")).toBeUndefined();
+      expect(await credentialsInRedis(redis.url, prefix, key(u))).toEqual([]);
+    };
+
+    // Ann forgets herself (the real command, confirmed by her button).
+    await neo(hh, "UANN", "forget");
+    await confirm("UANN", "forget", "ann-forgot");
+    await gone("UANN");
+    // An admin forgets Bob.
+    await neo(hh, "UADMIN", "forget <@UBOB>");
+    await confirm("UADMIN", `forget:${key("UBOB")}`, "bob-forgot");
+    await gone("UBOB");
+    // An admin denies Carol: the reply says she was signed out.
+    expect(await neo(hh, "UADMIN", "deny <@UCAROL>")).toContain("Signed them out of `tracker`");
+    await gone("UCAROL");
+    // Dan's sign-in is untouched, and still works at the server.
+    expect(await credentialsInRedis(redis.url, prefix, key("UDAN"))).toHaveLength(1);
+    expect(p.mcp.revoked).not.toContain(tokens.get("UDAN")!.access_token);
+    expect(await p.oauth.connected(key("UDAN"))).toEqual(["tracker"]);
   });
 });

@@ -3,8 +3,9 @@
  * (`mcpAuthRouter`, with its demo in-memory provider: dynamic registration, PKCE, an authorize
  * endpoint that approves at once and redirects) and its bearer-token guard in front of a
  * streamable HTTP MCP server whose one tool, `whoami`, answers with the token it was called with.
- * Tokens can be revoked (RFC 7009 `/revoke`); `revoked` lists them.
+ * Tokens, access and refresh, can be revoked (RFC 7009 `/revoke`); `revoked` lists them.
  */
+import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
@@ -18,6 +19,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type {
   OAuthClientInformationFull,
   OAuthTokenRevocationRequest,
+  OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import express from "express";
 
@@ -29,8 +31,14 @@ export interface OAuthMcpServer {
   close(): Promise<void>;
 }
 
+/** The SDK's demo provider, issuing refresh tokens too (it issues none) so both can be revoked. */
 class RevokingProvider extends DemoInMemoryAuthProvider {
   readonly revoked: string[] = [];
+  override async exchangeAuthorizationCode(
+    ...args: Parameters<DemoInMemoryAuthProvider["exchangeAuthorizationCode"]>
+  ): Promise<OAuthTokens> {
+    return { ...(await super.exchangeAuthorizationCode(...args)), refresh_token: randomUUID() };
+  }
   async revokeToken(_client: OAuthClientInformationFull, req: OAuthTokenRevocationRequest): Promise<void> {
     this.revoked.push(req.token);
   }

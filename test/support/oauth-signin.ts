@@ -5,16 +5,19 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect } from "vitest";
+import type { UserKey } from "../../src/core/keys.js";
 import { type Manifest, parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import { sealKey } from "../../src/core/tools/oauth/seal.js";
 import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
-import { createOAuthVault, type OAuthVault } from "../../src/core/tools/oauth/vault.js";
+import { createOAuthVault, credentialKey, type OAuthVault } from "../../src/core/tools/oauth/vault.js";
 import { startOpsServer } from "../../src/ops/http-server.js";
 import type { Store } from "../../src/store/types.js";
 import { type OAuthMcpServer, startOAuthMcpServer } from "./oauth-mcp-server.js";
+import { foundInRedis } from "./on-disk.js";
 
 const SECRET = "k".repeat(32);
 
@@ -58,4 +61,23 @@ export async function followSignIn(url: string): Promise<number> {
   const res = await fetch(url, { redirect: "manual" });
   expect(res.status).toBe(302);
   return (await fetch(res.headers.get("location")!)).status;
+}
+
+/** Sign `user` in to `tracker` as a turn would offer it (the link sent, the browser following it): their tokens. */
+export async function signIn(parts: SignInParts, user: UserKey): Promise<OAuthTokens> {
+  let link = "";
+  const offer = await parts.oauth.offerSignIn(user, "tracker", async (url) => {
+    link = url;
+    return true;
+  });
+  expect(offer).toBe("sent");
+  expect(await followSignIn(link)).toBe(200);
+  const tokens = await parts.vault.tokens({ kind: "user", user }, "tracker");
+  expect(tokens?.refresh_token).toBeDefined();
+  return tokens!;
+}
+
+/** The Redis keys under `prefix` holding `user`'s `tracker` credentials, read from the server itself. */
+export function credentialsInRedis(url: string, prefix: string, user: UserKey): Promise<string[]> {
+  return foundInRedis(url, prefix, [credentialKey({ kind: "user", user }, "tracker")]);
 }

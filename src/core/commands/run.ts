@@ -215,8 +215,11 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       }
       await deps.access.deny(user, ctx.caller);
       const revoked = await deps.approvals.revokeUser(user, ctx.caller, "Neo access withdrawn by an admin");
+      // Nor does Neo keep acting as them on tool servers: their sign-ins are revoked and deleted.
+      const signedIn = deps.connections ? await deps.connections.list(cortexOwner(user)) : [];
+      if (deps.connections) await deps.connections.erase(user);
       return reply(
-        `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}`,
+        `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}${signedIn.length ? ` Signed them out of ${signedIn.map((s) => `\`${s}\``).join(", ")} (tokens revoked and deleted).` : ""}`,
       );
     }
     case "usage": {

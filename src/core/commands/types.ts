@@ -163,6 +163,8 @@ export interface CommandDeps {
         list(user: UserKey): Promise<string[]>;
         /** Revoke (where the server supports it) and delete `user`'s tokens for `server`. */
         disconnect(user: UserKey, server: string): Promise<void>;
+        /** Revoke and delete every sign-in of `user`'s person (an admin's deny). */
+        erase(user: UserKey): Promise<void>;
       }
     | undefined;
   system: {

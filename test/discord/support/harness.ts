@@ -20,6 +20,7 @@ import type { ConversationsService } from "../../../src/core/conversations/types
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
 import type { ServerSpecInput } from "../../../src/core/tools/manifest.js";
 import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
+import { eraseUser } from "../../../src/core/user-data.js";
 import type { Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/types.js";
@@ -139,7 +140,18 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   commands.connections = oauth && {
     list: (u) => oauth.connected(u),
     disconnect: (u, s) => oauth.disconnect(u, s),
+    erase: (u) => oauth.eraseTokens(u),
   };
+  // `/neo forget` is the real erasure (as `command-deps.ts`): transcripts, approvals, usage, the
+  // person's tool folders and OAuth sign-ins (the surface's `eraseUser`), then their memory.
+  const tools = deps.tools;
+  const forgetMemory = commands.memory.forget;
+  commands.memory.forget = (user, by) =>
+    eraseUser(
+      { store, forgetMemory: (u) => forgetMemory(u, by), approvals: broker, tools, conversations },
+      user,
+      by,
+    );
   const makeAdapter = () =>
     createDiscordAdapter({
       config: {

@@ -29,6 +29,7 @@ import type { CommandDeps } from "../../../src/core/commands/types.js";
 import { createConversations } from "../../../src/core/conversations/create-conversations.js";
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
+import type { UserKey } from "../../../src/core/keys.js";
 import { parseManifest } from "../../../src/core/tools/manifest.js";
 import { createToolSurface } from "../../../src/core/tools/surface.js";
 import { MEMORY_RECALL_TOOL, type ToolCallContext, type ToolSurface } from "../../../src/core/tools/types.js";
@@ -82,9 +83,12 @@ export interface HarnessOptions {
   dataDir?: string;
   /**
    * Builds the tool surface from the harness's parts (e.g. real MCP servers and the embedded
-   * executor) instead of `tools` and `executor`; it is closed with the harness.
+   * executor) instead of `tools` and `executor`; it is closed with the harness. Its `eraseUser`
+   * (the MCP surface's: per-user tool folders, OAuth sign-ins) is part of `/neo forget`.
    */
-  surface?: (parts: SurfaceParts) => Promise<ToolSurface & { close(): Promise<void> }>;
+  surface?: (
+    parts: SurfaceParts,
+  ) => Promise<ToolSurface & { close(): Promise<void>; eraseUser?(user: UserKey): Promise<void> }>;
   /** Loop limits over the test defaults. */
   limits?: Partial<AgentLimits>;
   /** Per-person OAuth sign-ins checked at each turn's start (`AgentDeps.signIn`). */
@@ -252,11 +256,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     ? createCoreExecute({ executor: o.executor, broker, caps, access })
     : undefined;
   const memory = o.memory ? createMemory({ store, llm: createLlmForTest(ep).llm }) : undefined;
-  const custom = o.surface
-    ? await o.surface({ ep, store, broker, access, caps })
-    : memory
-      ? await memorySurface(memory, tools)
-      : undefined;
+  const built = o.surface ? await o.surface({ ep, store, broker, access, caps }) : undefined;
+  const custom = built ? built : memory ? await memorySurface(memory, tools) : undefined;
   const surface: ToolSurface = custom
     ? custom
     : coreExecute
@@ -315,14 +316,14 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
           list: (u) => memory.list(u),
           forgetOne: (u, id) => memory.forgetOne(u, id),
           setEverywhere: (u, id, everywhere) => memory.setEverywhere(u, id, everywhere),
-          // The real erasure (as `command-deps.ts`); the harness has no per-user tool folders.
+          // The real erasure (as `command-deps.ts`), with a built surface's `eraseUser`.
           forget: (u, by) =>
             eraseUser(
               {
                 store,
                 forgetMemory: (x) => memory.forget(x),
                 approvals: broker,
-                tools: { eraseUser: async () => {} },
+                tools: { eraseUser: async (x) => built?.eraseUser?.(x) },
                 conversations,
               },
               u,
