@@ -30,7 +30,7 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     wire = null;
   });
 
-  it("a mention reaches the model in at most 3 round trips to Redis", async () => {
+  it("a mention reaches the model in at most 3 round trips to Redis, and is put away in at most 7 after its answer", async () => {
     const target = new URL(redis.url);
     wire = await startRedisWire({ host: target.hostname, port: Number(target.port || 6379) });
     h = await startHarness({
@@ -83,5 +83,12 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     // Each round trip is listed, so a failure shows what the path asked of Redis.
     expect(ours.map((c) => c.names).length, ours.map((c) => c.names).join("\n")).toBeLessThanOrEqual(3);
     expect(ours.length).toBeGreaterThan(0);
+
+    // From the model's answer until the conversation is put away (its last round trip: the inbox
+    // re-read after the lease is given back): answer logged, post's rate window, turn end, the
+    // view checked with the inbox, marker cleared, inbox re-read, lease released with the re-read.
+    const lastOfConversation = wire.chunks.findLast((c) => /C0MEASURE/.test(c.names))!.at;
+    const after = wire.chunks.filter((c) => c.at >= arrived && c.at <= lastOfConversation);
+    expect(after.length, after.map((c) => c.names).join("\n")).toBeLessThanOrEqual(7);
   });
 });

@@ -62,7 +62,11 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
   }
   for (;;) {
     if (env.closing() || lease.lost.aborted) return live.taken;
-    if (!first) live = await restore(t, env);
+    if (!first) {
+      // Lengths and the unread inbox in one round trip: the view is checked and the inbox read together.
+      first = await journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined);
+      live = await restore(t, env, first);
+    }
     for (const c of t.controls.splice(0)) {
       first = undefined;
       try {

@@ -149,6 +149,7 @@ export function createWorkers(
       early = undefined;
     }
     let taken: number;
+    let length: number;
     const ended = options.turns?.begin();
     try {
       const [leased, state] = await (early ?? read());
@@ -163,19 +164,23 @@ export function createWorkers(
       t.slot = slot;
       try {
         taken = await drain(t, lease, env, snap);
-      } finally {
+      } catch (err) {
         t.slot = null;
         await lease.release();
+        throw err;
       }
+      t.slot = null;
+      // Re-check after releasing: a message journaled while we held the lease, whose submitter
+      // failed to get it, is ours to run. The release and the read go in one round trip (Redis runs
+      // them in this order, so the read comes after the release).
+      [, length] = await Promise.all([lease.release(), journal.inboxLength(t.key)]);
     } finally {
       slot.release();
       ended?.();
     }
     if (closing) return "done";
-    // Re-check after releasing: a message journaled while we held the lease, whose submitter
-    // failed to get it, is ours to run. `again` is read after the length: a message submitted while
-    // it is read may be journaled after the read, and then only `again` tells of it.
-    const length = await journal.inboxLength(t.key);
+    // `again` is read after the length: a message submitted while it is read may be journaled after
+    // the read, and then only `again` tells of it.
     const more = t.again || t.controls.length > 0 || length > taken;
     return more ? "again" : "done";
   };
