@@ -10,10 +10,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
+import { captureLogs, type LogCapture } from "../ops/support/observe.js";
 import { memoryStore } from "../support/memory-store.js";
 import {
+  authorize,
   credentialsInRedis,
-  followSignIn,
+  pendingVerifier,
   type SignInParts,
   signIn,
   startSignInParts,
@@ -89,7 +91,10 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
   let h: Harness | null = null;
   let parts: SignInParts | null = null;
   let store: Store | null = null;
+  let logs: LogCapture | null = null;
   afterEach(async () => {
+    logs?.stop();
+    logs = null;
     await h?.close();
     await parts?.close();
     await store?.close();
@@ -97,7 +102,10 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
   });
 
   it("Ann gets a private link, signs in, and her next turn has the tool with her token; Bob does not", async () => {
+    // Every log line of the whole flow, at debug, as written (after redaction).
+    logs = captureLogs("debug");
     store = await memoryStore();
+    const kept = store;
     parts = await startSignInParts(store);
     const { mcp, vault: sealed } = parts;
     h = await startNeo(parts);
@@ -164,7 +172,10 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     await answered("Use the link I sent you, Ann.");
     expect(linkTo("UANN")).toHaveLength(1);
 
-    expect(await followSignIn(url)).toBe(200);
+    const back = await authorize(url);
+    const secrets = [back.searchParams.get("code")!, back.searchParams.get("state")!];
+    secrets.push(await pendingVerifier(kept, secrets[1]!));
+    expect((await fetch(back)).status).toBe(200);
 
     // Ann's next turn has the tool; the server sees her token.
     let annToken = "";
@@ -220,6 +231,17 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     await ask("UANN", "once more?");
     await answered("Sign in again, Ann.");
     expect(linkTo("UANN")).toHaveLength(2);
+
+    // No log line of all this holds her access or refresh token, the code, the state or the verifier.
+    secrets.push(annTokens!.access_token, annTokens!.refresh_token!);
+    for (const link of [...linkTo("UANN"), ...linkTo("UBOB")])
+      secrets.push(new URL(link.replaceAll("&amp;", "&")).searchParams.get("state")!);
+    const written = logs.raw();
+    expect(written).toContain("tracker"); // the flow was logged at all
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(written).not.toContain(secret);
+    }
   });
 });
 

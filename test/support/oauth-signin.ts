@@ -11,9 +11,14 @@ import type { UserKey } from "../../src/core/keys.js";
 import { type Manifest, parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
-import { sealKey } from "../../src/core/tools/oauth/seal.js";
+import { open, sealKey } from "../../src/core/tools/oauth/seal.js";
 import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
-import { createOAuthVault, credentialKey, type OAuthVault } from "../../src/core/tools/oauth/vault.js";
+import {
+  createOAuthVault,
+  credentialKey,
+  type OAuthVault,
+  stateKey,
+} from "../../src/core/tools/oauth/vault.js";
 import { startOpsServer } from "../../src/ops/http-server.js";
 import type { Store } from "../../src/store/types.js";
 import { type OAuthMcpServer, startOAuthMcpServer } from "./oauth-mcp-server.js";
@@ -56,11 +61,22 @@ export async function startSignInParts(store: Store): Promise<SignInParts> {
   };
 }
 
-/** The browser: open the sign-in URL; the authorization server approves and redirects to the callback. */
-export async function followSignIn(url: string): Promise<number> {
+/** The browser at the authorization server: it approves at once; the callback URL it redirects to. */
+export async function authorize(url: string): Promise<URL> {
   const res = await fetch(url, { redirect: "manual" });
   expect(res.status).toBe(302);
-  return (await fetch(res.headers.get("location")!)).status;
+  return new URL(res.headers.get("location")!);
+}
+
+/** The browser: open the sign-in URL; the authorization server approves and redirects to the callback. */
+export async function followSignIn(url: string): Promise<number> {
+  return (await fetch(await authorize(url))).status;
+}
+
+/** The PKCE verifier of the flow `state` names, read from the store while the flow is pending. */
+export async function pendingVerifier(store: Store, state: string): Promise<string> {
+  const rec = await store.get<{ verifier: string }>(stateKey(state));
+  return open(sealKey(SECRET), rec!.verifier);
 }
 
 /** Sign `user` in to `tracker` as a turn would offer it (the link sent, the browser following it): their tokens. */

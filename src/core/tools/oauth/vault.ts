@@ -27,7 +27,7 @@ export function principalId(p: OAuthPrincipal): string {
 export function credentialKey(p: OAuthPrincipal, alias: string): string {
   return `${PREFIX}:cred:${hashTag(principalId(p))}:${alias}`;
 }
-const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
+export const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
 /** A sign-in link sent to a principal for a server and not used yet (`claimOffer`). */
 const offerKey = (id: string, alias: string) => `${PREFIX}:offer:${hashTag(id)}:${alias}`;
 
