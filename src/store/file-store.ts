@@ -261,7 +261,11 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     },
     takeToken: async (key, limits) => {
       if (closed) throw new Error("file store is closed");
-      return tokenBuckets(key, limits);
+      return tokenBuckets.take(key, limits);
+    },
+    returnToken: async (key, limits) => {
+      if (closed) throw new Error("file store is closed");
+      tokenBuckets.giveBack(key, limits);
     },
     incr: async (key, by = 1) => {
       const entry = liveValue(key);

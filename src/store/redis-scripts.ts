@@ -33,9 +33,9 @@ end
 return 0`;
 
 /**
- * token-bucket.ts's takeToken on one hash (`tokens`, `at`), timed by the server's clock (TIME).
- * ARGV: 1 = per minute, 2 = burst. Returns 0 (taken) or the ms until a token is there. The key
- * expires once the bucket would be full again.
+ * token-bucket.ts's takeToken (ARGV[3] = "take") or returnToken ("return") on one hash (`tokens`,
+ * `at`), timed by the server's clock (TIME). ARGV: 1 = per minute, 2 = burst. Returns 0 (taken or
+ * returned) or the ms until a token is there. The key expires once the bucket would be full again.
  */
 export const TAKE_TOKEN = `local perMs, burst = tonumber(ARGV[1]) / 60000, tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -47,7 +47,9 @@ if now > at then
   at = now
 end
 local wait = 0
-if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / perMs)) end
+if ARGV[3] == 'return' then tokens = math.min(burst, tokens + 1)
+elseif tokens >= 1 then tokens = tokens - 1
+else wait = math.max(1, math.ceil((1 - tokens) / perMs)) end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%d', at))
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
 return wait`;

@@ -146,10 +146,17 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         Number(
           await link.commands().eval(TAKE_TOKEN, {
             keys: [k(key)],
-            arguments: [String(limits.perMinute), String(limits.burst)],
+            arguments: [String(limits.perMinute), String(limits.burst), "take"],
           }),
         ),
       ),
+    returnToken: (key, limits) =>
+      run("returnToken", async () => {
+        await link.commands().eval(TAKE_TOKEN, {
+          keys: [k(key)],
+          arguments: [String(limits.perMinute), String(limits.burst), "return"],
+        });
+      }),
     incr: (key, by = 1) => run("incr", () => link.commands().incrBy(k(key), by)),
     append: <T>(key: string, items: readonly T[], expiry?: Expiry) =>
       run("append", async () => {

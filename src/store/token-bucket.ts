@@ -37,6 +37,12 @@ export function takeToken(s: BucketState, limits: BucketLimits, now: number): nu
   return Math.max(1, Math.ceil(((1 - s.tokens) * 60_000) / limits.perMinute));
 }
 
+/** Give back one token taken at or before `now` (mutates `s`): never above `burst`. */
+export function returnToken(s: BucketState, limits: BucketLimits, now: number): void {
+  refill(s, limits, now);
+  s.tokens = Math.min(limits.burst, s.tokens + 1);
+}
+
 /** Full again: nothing a fresh bucket would not also say (the key can be forgotten). */
 export function isFull(s: BucketState, limits: BucketLimits, now: number): boolean {
   refill(s, limits, now);
@@ -46,14 +52,16 @@ export function isFull(s: BucketState, limits: BucketLimits, now: number): boole
 /** Buckets sweep their full ones once this many are held (then twice what a sweep left). */
 const SWEEP_AT = 1000;
 
+export interface TokenBuckets {
+  take(key: string, limits: BucketLimits): number;
+  giveBack(key: string, limits: BucketLimits): void;
+}
+
 /** Buckets held in memory, for one process (the file store). */
-export function createTokenBuckets(
-  clock: () => number = Date.now,
-): (key: string, limits: BucketLimits) => number {
+export function createTokenBuckets(clock: () => number = Date.now): TokenBuckets {
   const buckets = new Map<string, { s: BucketState; limits: BucketLimits }>();
   let sweepAt = SWEEP_AT;
-  return (key, limits) => {
-    const now = clock();
+  const bucket = (key: string, limits: BucketLimits, now: number): BucketState => {
     let b = buckets.get(key);
     if (!b) {
       if (buckets.size >= sweepAt) {
@@ -64,6 +72,16 @@ export function createTokenBuckets(
       buckets.set(key, b);
     }
     b.limits = limits;
-    return takeToken(b.s, limits, now);
+    return b.s;
+  };
+  return {
+    take(key, limits) {
+      const now = clock();
+      return takeToken(bucket(key, limits, now), limits, now);
+    },
+    giveBack(key, limits) {
+      const now = clock();
+      returnToken(bucket(key, limits, now), limits, now);
+    },
   };
 }

@@ -76,6 +76,11 @@ export interface Store {
    * server's clock, so every process spends one bucket. The file store keeps buckets in memory.
    */
   takeToken(key: string, limits: BucketLimits): Promise<number>;
+  /**
+   * Atomic: give back one token taken from the bucket at `key` for work that did not happen (a
+   * full bucket stays full), so the bucket counts only what was done.
+   */
+  returnToken(key: string, limits: BucketLimits): Promise<void>;
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
   /**

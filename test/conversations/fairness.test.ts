@@ -87,6 +87,12 @@ describe("fair share of the turn slots", () => {
     for (let i = 1; i <= FLOOD; i++) await c.submit(inbound(thread(`a${i}`), `alice ${i}`, "alice"));
     await c.submit(inbound(thread("b"), "bob 1", "bob"));
     // In memory: her running thread, her line and Bob's; the rest only in the store.
+    expect(c.stats().active).toBe(WAITING_PER_USER + 2);
+    // Each waiting turn holds its conversation's lease first (one round trip), then joins the line.
+    await until(
+      "her line and Bob wait for the slot",
+      () => c.stats().waitingForSlot === WAITING_PER_USER + 1,
+    );
     expect(c.stats()).toMatchObject({ active: WAITING_PER_USER + 2, waitingForSlot: WAITING_PER_USER + 1 });
 
     writeFileSync(join(h.dir, "hold.open"), "");

@@ -34,6 +34,22 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(await store.takeToken(userTurnsKey("slack:T1:bob"), LIMITS)).toBe(0);
       await until(async () => (await store.takeToken(alice, LIMITS)) === 0);
     });
+
+    it("a token given back can be taken again, and a full bucket given one stays at its burst", async () => {
+      backend = factory("tb-return");
+      store = await backend.open();
+      const carol = userTurnsKey("slack:T1:carol");
+      // Refilled too slowly to matter within the test.
+      const slow = { perMinute: 1, burst: 3 };
+      // Given back to a full bucket: still only the burst goes.
+      await store.returnToken(carol, slow);
+      const waits = await Promise.all(Array.from({ length: 4 }, () => store.takeToken(carol, slow)));
+      expect(waits.filter((w) => w === 0)).toHaveLength(slow.burst);
+      // Empty: one given back is there at once, and only one.
+      await store.returnToken(carol, slow);
+      expect(await store.takeToken(carol, slow)).toBe(0);
+      expect(await store.takeToken(carol, slow)).toBeGreaterThan(0);
+    });
   });
 }
 

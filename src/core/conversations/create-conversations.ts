@@ -6,7 +6,6 @@
  * This file wires the pieces and takes messages in; the workers, the sweep, the controls and the
  * notices are their own files.
  */
-import { userTurnsKey } from "../keys.js";
 import { log } from "../log.js";
 import { ConversationBusyError, compactWindow, failControls, resetWindow } from "./controls.js";
 import { eraseFrom } from "./erase.js";
@@ -19,6 +18,7 @@ import { createSlots } from "./slots.js";
 import { createSpeakers } from "./speakers.js";
 import { createSweep } from "./sweep.js";
 import type { AbortReason } from "./thread-state.js";
+import { createTurnTokens } from "./turn-tokens.js";
 import type { ConversationsOptions, ConversationsService, SubmitResult } from "./types.js";
 import { createWorkers } from "./workers.js";
 
@@ -27,11 +27,9 @@ export function createConversations(options: ConversationsOptions): Conversation
   const journal = createJournal(store, limits.dedupeTtlMs, limits.retentionMs);
   const speakers = createSpeakers(store, limits.retentionMs);
   const leases = createLeases(store, instanceId, limits.leaseMs);
-  const slots = createSlots({
-    size: limits.maxConcurrentTurns,
-    takeToken: (user) => store.takeToken(userTurnsKey(user), limits.userTurns),
-  });
-  const workers = createWorkers(options, journal, leases, slots);
+  const tokens = createTurnTokens(store, limits);
+  const slots = createSlots({ size: limits.maxConcurrentTurns, takeToken: tokens.take });
+  const workers = createWorkers(options, journal, leases, slots, tokens);
   const sweep = createSweep(options, journal, leases, workers);
   const { threads, thread, schedule, control, abortTurn } = workers;
 
@@ -47,7 +45,6 @@ export function createConversations(options: ConversationsOptions): Conversation
       if (mine) t.unfetched.set(message.id, message);
       const ownIo = io !== undefined && !t.ios.has(message.id);
       if (ownIo) t.ios.set(message.id, io);
-      t.lastSpeaker = message.speaker.userKey;
       // Before this message's own pass can start its turn.
       const running = t.turn !== null;
       // One round trip: the journal, who spoke (for /neo reset; it must not cost the message its

@@ -16,6 +16,11 @@ export interface SlotRequest {
   /** Whose turn it is (the requester); the key fairness and the bucket are kept by. */
   user: UserKey;
   /**
+   * False: the requester is not known yet (`user` stands in for fairness), so no token is taken;
+   * the turn charges its requester itself once it knows them (turn-tokens.ts).
+   */
+  charge?: boolean;
+  /**
    * No slot is free: `position` in line at the current pace (1 = next). Not called while its user
    * waits for a token (throttled: told once, by `onThrottled`).
    */
@@ -201,7 +206,8 @@ export function createSlots(opts: SlotsOptions): Slots {
       u.served = ++grants;
       running++;
       u.taking = true;
-      void opts.takeToken(w.req.user).then(
+      const take = w.req.charge === false ? Promise.resolve(0) : opts.takeToken(w.req.user);
+      void take.then(
         (wait) => tokenTaken(u, w, wait),
         (err: unknown) => {
           untake(u);

@@ -7,6 +7,7 @@ import type { ConversationKey, UserKey } from "../keys.js";
 import type { Journal } from "./journal.js";
 import { LogLostError } from "./journal.js";
 import type { SlotGrant } from "./slots.js";
+import type { TurnTokens } from "./turn-tokens.js";
 import type { ConversationAgent, ConversationIO, ConversationsOptions, InboundMessage } from "./types.js";
 
 /** What this instance knows of a conversation it has worked on. Valid while `logLength` matches. */
@@ -61,8 +62,10 @@ export interface Thread {
   delivered: string | null;
   /** The turn slot the current pass holds: it yields between turns when another turn waits. */
   slot: SlotGrant | null;
-  /** Author of the last message submitted on this instance (whose turn the next pass likely is). */
-  lastSpeaker: UserKey | null;
+  /** A thread parked by `admit` and now scheduled: the user it was parked under (workers.ts). */
+  parkedFor: UserKey | null;
+  /** The user whose turn token this pass's slot took and no turn has spent yet (turn-tokens.ts). */
+  token: UserKey | null;
   /**
    * Messages journaled on this instance that it has not read back from the inbox yet: if the store
    * loses the inbox (Redis restarted empty), they are journaled again rather than lost.
@@ -87,6 +90,7 @@ export function isStoreTrouble(err: unknown): boolean {
 
 export interface ThreadEnv {
   journal: Journal;
+  tokens: TurnTokens;
   options: ConversationsOptions;
   closing: () => boolean;
 }

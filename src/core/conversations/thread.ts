@@ -21,6 +21,7 @@ import { recordAnswered, recordTurnStart, turnSpan, turnStartEntry } from "./obs
 import { lostReply } from "./replay.js";
 import { fetchInbox, journalMissing, restore } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
+import { chargeTurn } from "./turn-tokens.js";
 import type { ConversationIO, InboundMessage } from "./types.js";
 
 /**
@@ -93,6 +94,8 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     // A turn of this pass handed its slot on (its answer was shown outside it): the next turn
     // queues for one.
     if (!t.slot?.held) return live.taken;
+    // Its requester over their rate: the turn queues for a slot of its own under their name.
+    if (!(await chargeTurn(t, env.tokens, live.pending[0]!.speaker.userKey))) return live.taken;
     await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
     if (t.slot.contended()) return live.taken;

@@ -13,17 +13,24 @@ import { tellQueued, tellThrottled } from "./notices.js";
 import { type SlotGrant, type Slots, SlotsClosedError } from "./slots.js";
 import { drain } from "./thread.js";
 import type { AbortReason, Control, Thread, ThreadEnv } from "./thread-state.js";
+import { giveBackUnspent, type TurnTokens } from "./turn-tokens.js";
 import type { ConversationsOptions } from "./types.js";
 
-/** How long a slot may take to be granted and still use the lease and state read beside it. */
-const EARLY_READ_MS = 100;
+/** How long a slot may take to be granted and the state read beside the lease still be used. */
+const FRESH_READ_MS = 100;
 
-/** Give back a lease taken early for a turn that did not start at once. */
-async function dropEarly(
-  early: Promise<readonly [PromiseSettledResult<Lease | null>, ...unknown[]]> | undefined,
+/** Give back a lease taken for a turn that will not run (shutting down, the slot refused). */
+async function dropLease(
+  leasing: Promise<readonly [PromiseSettledResult<Lease | null>, ...unknown[]]>,
 ): Promise<void> {
-  const [leased] = (await early) ?? [];
-  if (leased?.status === "fulfilled") await leased.value?.release();
+  const [leased] = await leasing;
+  if (leased.status === "fulfilled") await leased.value?.release();
+}
+
+/** The value of a settled read, or its error thrown. */
+function settled<T>(r: PromiseSettledResult<T>): T {
+  if (r.status === "rejected") throw r.reason;
+  return r.value;
 }
 
 /** How many lease attempts a control makes (a third of a lease apart) before giving up. */
@@ -68,6 +75,7 @@ export function createWorkers(
   journal: Journal,
   leases: Leases,
   slots: Slots,
+  tokens: TurnTokens,
 ): Workers {
   const { limits } = options;
   const threads = new Map<ConversationKey, Thread>();
@@ -77,7 +85,7 @@ export function createWorkers(
   const parkedBy = new Map<UserKey, ConversationKey[]>();
   const parked = new Set<ConversationKey>();
   let closing = false;
-  const env: ThreadEnv = { journal, options, closing: () => closing };
+  const env: ThreadEnv = { journal, tokens, options, closing: () => closing };
 
   const thread = (key: ConversationKey): Thread => {
     let t = threads.get(key);
@@ -93,7 +101,8 @@ export function createWorkers(
         idleTimer: null,
         delivered: null,
         slot: null,
-        lastSpeaker: null,
+        parkedFor: null,
+        token: null,
         unfetched: new Map(),
         interrupted: null,
       };
@@ -105,11 +114,17 @@ export function createWorkers(
   };
 
   /**
-   * Whose turn the thread's next pass runs: the first pending message's author when the thread has
-   * read its inbox, else the author of the last message submitted here, else (work found by the
-   * sweep) the conversation itself stands in.
+   * Whose turn the thread's next pass likely runs: the first pending message's author when the
+   * thread has read its inbox, else the author of the oldest message submitted here and not read
+   * back yet, else the user a parked thread was queued under, else (work found by the sweep) nobody
+   * known: the turn charges its requester once the inbox is read (turn-tokens.ts).
    */
-  const nextRequester = (t: Thread): UserKey => t.live?.pending[0]?.speaker.userKey ?? t.lastSpeaker ?? t.key;
+  const nextRequester = (t: Thread): UserKey | null => {
+    const known = t.live?.pending[0] ?? t.unfetched.values().next().value;
+    const parkedFor = t.parkedFor;
+    t.parkedFor = null;
+    return known?.speaker.userKey ?? parkedFor;
+  };
 
   /**
    * One pass: slot, lease, drain, release. "again" = more work may have arrived; "held" = another
@@ -117,52 +132,53 @@ export function createWorkers(
    */
   const pass = async (t: Thread): Promise<"again" | "held" | "done"> => {
     let slot: SlotGrant;
-    const user = nextRequester(t);
+    const requester = nextRequester(t);
+    // An unknown requester's place in the fair order is kept by the conversation's key.
+    const user = requester ?? t.key;
+    const readState = () => journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined);
     // The lease and the conversation's state in one round trip (Redis runs them in this order: the
-    // state is read under the lease, after any journal write sent before it). When a slot is free,
-    // they go out with the user's token take instead of after it: the fleet-wide rate costs the
-    // answer no round trip of its own. A slot that was not granted at once drops them (a long wait
-    // would hold the conversation and read it early).
-    const read = () =>
-      Promise.allSettled([
-        leases.tryAcquire(journal.lockKey(t.key)),
-        journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined),
-      ]);
-    let early = slots.opensNow(user) ? read() : undefined;
-    const asked = Date.now();
+    // state is read under the lease, after any journal write sent before it), sent before the slot
+    // is asked for: when one is free, they go out with the user's token take (the fleet-wide rate
+    // costs the answer no round trip of its own).
+    const leasing = Promise.allSettled([leases.tryAcquire(journal.lockKey(t.key)), readState()]);
+    // Counted from now: `admit` bounds what one user has waiting here.
     waitingBy.set(user, (waitingBy.get(user) ?? 0) + 1);
+    const asked = Date.now();
     try {
+      if (!slots.opensNow(user)) {
+        // The turn will wait (no free slot, or its user is over their rate): it waits holding the
+        // conversation, so another instance's sweep leaves the turn to it rather than wait for the
+        // same token too; held elsewhere, the holder takes the message up when it lets go.
+        const [leased] = await leasing;
+        if (leased.status === "rejected") throw leased.reason;
+        if (!leased.value) return "held";
+      }
       slot = await slots.acquire({
         user,
+        charge: requester !== null,
         onQueued: (position) => tellQueued(options, t, position),
         onThrottled: (waitMs) => tellThrottled(options, t, user, waitMs),
       });
     } catch (err) {
-      await dropEarly(early);
+      await dropLease(leasing);
       if (err instanceof SlotsClosedError) return "done";
       throw err;
     } finally {
       stopWaiting(user);
     }
-    if (early && Date.now() - asked > EARLY_READ_MS) {
-      await dropEarly(early);
-      early = undefined;
-    }
     let taken: number;
     let length: number;
+    t.token = requester;
     const ended = options.turns?.begin();
     try {
-      const [leased, state] = await (early ?? read());
+      const [leased, state] = await leasing;
       if (leased.status === "rejected") throw leased.reason;
       const lease = leased.value;
       if (!lease) return "held";
-      if (state.status === "rejected") {
-        await lease.release();
-        throw state.reason;
-      }
-      const snap = state.value;
       t.slot = slot;
       try {
+        // Read before a wait for the slot: read again, messages may have come meanwhile.
+        const snap = Date.now() - asked > FRESH_READ_MS ? await readState() : settled(state);
         taken = await drain(t, lease, env, snap);
       } catch (err) {
         t.slot = null;
@@ -175,6 +191,7 @@ export function createWorkers(
       // them in this order, so the read comes after the release).
       [, length] = await Promise.all([lease.release(), journal.inboxLength(t.key)]);
     } finally {
+      giveBackUnspent(t, tokens);
       slot.release();
       ended?.();
     }
@@ -229,7 +246,7 @@ export function createWorkers(
       parked.delete(key);
       const t = thread(key);
       // Rebuilt from the store: its pass queues under the user who asked, not under the thread.
-      t.lastSpeaker ??= user;
+      t.parkedFor = user;
       schedule(t);
     }
     if (line?.length === 0) parkedBy.delete(user);
