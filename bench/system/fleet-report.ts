@@ -1,10 +1,11 @@
 /**
  * The fleet bench's figures and its block of BENCHMARKS.md: per phase, messages lost (never
- * answered) and duplicated (answered twice), windows over a Slack limit, answer latency, and each
- * user's share — turns answered within the send window, per minute — against the single-process run.
+ * answered) and duplicated (answered twice), windows over a platform limit, answer latency, and each
+ * user's share — turns answered within the send window, per minute — against the single-process run
+ * of the same platform. One section per platform, the same columns.
  */
 import { percentiles } from "../types.js";
-import type { FleetResult } from "./fleet.js";
+import type { FleetPlatformName, FleetResult, FleetSpec } from "./fleet.js";
 import { ms } from "./report.js";
 
 export interface FleetFigures {
@@ -58,11 +59,41 @@ export function shareDeviation(f: FleetFigures, single: FleetFigures): { median:
 
 const pct = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} %` : "—");
 
-export function fleetMarkdown(results: FleetResult[], cmd: string, machine: string, tookS: number): string {
+/** The bucket's most answers a minute over the send window, burst included. */
+const bucketBound = (s: FleetSpec) =>
+  (s.turnBurst + (s.turnsPerMinute * s.sendMs) / 60_000) / (s.sendMs / 60_000);
+
+const PLATFORM: Record<FleetPlatformName, { name: string; setup: string[] }> = {
+  slack: {
+    name: "Slack",
+    setup: [
+      "One fake Slack workspace answers 429 beyond Slack's tiers (chat.postMessage 3 per 3 s per channel,",
+      "Tier 3 methods 50 a minute) and records every call of the whole fleet. Each instance has its own",
+      "`NEO_INSTANCE_ID`, `NEO_HTTP_PORT`, `NEO_METRICS_PORT`; each delivery goes round-robin to an",
+      "instance, a failed one is retried as Slack does (at once, +5 s, +25 s) to the next instance.",
+    ],
+  },
+  discord: {
+    name: "Discord",
+    setup: [
+      "One bot in 3 shards: each process gets `SHARDS=[k]` `SHARD_COUNT=3` (the 1-process row",
+      "`SHARDS=[0,1,2]`) and otherwise the same variables, so ports and instance ids are the shard-derived",
+      "ones (docs/discord.md). The fake Discord (gateway + REST) serves 6 guilds, 2 per shard, the",
+      "channels spread over them; it answers 429 beyond Discord's global limit (50 requests in any second,",
+      "all shards together) and beyond per-route limits (message create + edit 5 per 5 s, delete 5 per",
+      "1 s, reaction 1 per 0.25 s, per channel; X-RateLimit-* headers on every answer, as Discord sends",
+      "them) and records every call. A mention is a MESSAGE_CREATE to its guild's shard; one sent while",
+      "that shard is down is never dispatched, as on Discord (Neo catches up over REST on reconnect).",
+      "Each person talks in one guild's channels: Neo's user key, hence the turn bucket, is per guild.",
+    ],
+  },
+};
+
+function section(platform: FleetPlatformName, results: FleetResult[]): string[] {
+  const p = PLATFORM[platform];
   const figs = results.map(fleetFigures);
   const single = figs[0]!;
   const s = results[0]!.spec;
-  const medianShare = percentiles([...single.perUser.values()]).median;
   const rows = figs.map((f, i) => {
     const r = results[i]!;
     const dev = i === 0 ? { median: 0, worst: 0 } : shareDeviation(f, single);
@@ -70,11 +101,12 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     const share = percentiles([...f.perUser.values()]);
     return `| ${f.label} | ${f.sent} | ${f.answeredOnce} | ${f.lost} | ${f.duplicated} | ${f.windowsOver} (${f.overCalls} calls) | ${share.median.toFixed(1)} | ${i === 0 ? "baseline" : `${pct(dev.median)} / ${pct(dev.worst)}`} | ${ms(f.p50)} | ${ms(f.p99)} | ${killed} |`;
   });
-  const bound = (s.turnBurst + (s.turnsPerMinute * s.sendMs) / 60_000) / (s.sendMs / 60_000);
+  const bound = bucketBound(s);
   const checks = figs.map((f, i) => {
+    const r = results[i]!;
     const rates = [...f.perUser.values()];
     const over = rates.filter((x) => x > bound + 1e-9).length;
-    return `- ${f.label}: a user's answers a minute in the window: max ${Math.max(...rates).toFixed(1)}; users above the bucket's ${bound.toFixed(1)}: ${over} of ${rates.length}; messages answered in a write that answered others too (merged): ${results[i]!.answeredTogether}`;
+    return `- ${f.label}: a user's answers a minute in the window: max ${Math.max(...rates).toFixed(1)}; users above the bucket's ${bound.toFixed(1)}: ${over} of ${rates.length}; messages answered in a write that answered others too (merged): ${r.answeredTogether}${r.note ? `; ${r.note}` : ""}`;
   });
   const calls = results.map(
     (r) =>
@@ -84,30 +116,12 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
         .join(", ")}${r.warmupLost ? `; warm-up messages never answered: ${r.warmupLost}` : ""}`,
   );
   return [
-    "## Fleet (`npm run bench:fleet`)",
+    `### ${p.name}`,
     "",
-    `_Source: \`bench/system/fleet.ts\` (${tookS.toFixed(0)} s). ${machine}. One run per row (not a median of`,
-    "several runs: each row is minutes of real processes on a 2-core machine). Reproduce:",
-    `\`${cmd}\`._`,
+    ...p.setup,
+    `The 1-process row is the baseline (median ${percentiles([...single.perUser.values()]).median.toFixed(1)} answers a minute per user).`,
     "",
-    `Each row: the REAL Neo processes (\`node --import tsx src/main.ts\`, distinct \`NEO_INSTANCE_ID\`,`,
-    "`NEO_HTTP_PORT`, `NEO_METRICS_PORT`) against one fake Slack workspace that answers 429 beyond Slack's",
-    "tiers (chat.postMessage 3 per 3 s per channel, Tier 3 methods 50 a minute) and records every call of",
-    "the whole fleet, and the scripted model (200 ms a call). Store: the shared Redis on 127.0.0.1:6379",
-    "under a key prefix of the run's own, or a local 3-primary Redis Cluster the bench starts",
-    "(`REDIS_CLUSTER=true`). Load: one warm-up mention in each of the first half of the",
-    `${s.channels} channels, then ${s.messages} mentions open loop over ${s.sendMs / 1000} s, round the channels (the other`,
-    `half never seen before), from ${s.users} users; each delivery goes round-robin to an instance, a failed one`,
-    "is retried as Slack does (at once, +5 s, +25 s) to the next instance. In the 3-process rows instance 2",
-    "is SIGKILLed at 40 % of the send window and restarted at once. The user turn rate is set to bind",
-    `(\`NEO_USER_TURNS_PER_MINUTE=${s.turnsPerMinute}\`, burst ${s.turnBurst}; each user sends ${((s.messages / s.users) * (60_000 / s.sendMs)).toFixed(1)} a minute), so a`,
-    "user's share is measured: answers to their messages within the send window, per minute (the",
-    `configured bucket allows at most ${((s.turnBurst + (s.turnsPerMinute * s.sendMs) / 60_000) / (s.sendMs / 60_000)).toFixed(1)} a minute over the window, burst included); the`,
-    `1-process row is the baseline (median ${medianShare.toFixed(1)} a minute per user) and the column gives the median /`,
-    "worst deviation of a user's share from it. Latency is send → first answer, including turns held",
-    "back by the turn rate. Discord is not part of this bench (the issue's Discord half is not built).",
-    "",
-    "| processes, store | sent | answered once | lost | duplicated | windows over a Slack limit | a user's answers a minute in the window (median) | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |",
+    `| processes, store | sent | answered once | lost | duplicated | windows over a ${p.name} limit | a user's answers a minute in the window (median) | user share vs 1 process (median / worst) | answer p50 | answer p99 | kill → restarted |`,
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
@@ -116,8 +130,41 @@ export function fleetMarkdown(results: FleetResult[], cmd: string, machine: stri
     "",
     ...checks,
     "",
-    "Calls the fake Slack answered, by method and status:",
+    `Calls the fake ${p.name} answered, by ${platform === "slack" ? "method" : "route (ids as #)"} and status:`,
     "",
     ...calls,
+  ];
+}
+
+export function fleetMarkdown(results: FleetResult[], cmd: string, machine: string, tookS: number): string {
+  const s = results[0]!.spec;
+  const platforms = [...new Set(results.map((r) => r.spec.platform))];
+  return [
+    "## Fleet (`npm run bench:fleet`)",
+    "",
+    `_Source: \`bench/system/fleet.ts\`, \`fleet-slack.ts\`, \`fleet-discord.ts\` (${tookS.toFixed(0)} s). ${machine}. One run per`,
+    "row (not a median of several runs: each row is minutes of real processes on a 2-core machine).",
+    `Reproduce: \`${cmd}\`._`,
+    "",
+    "Each row: the REAL Neo processes (`node --import tsx src/main.ts`) against one platform's fake and",
+    "the scripted model (200 ms a call). Store: the shared Redis on 127.0.0.1:6379 under a key prefix of",
+    "the run's own, or a local 3-primary Redis Cluster the bench starts (`REDIS_CLUSTER=true`). Load: one",
+    `warm-up mention in each of the first half of the ${s.channels} channels, then ${s.messages} mentions open loop over`,
+    `${s.sendMs / 1000} s, round the channels (the other half never seen before), from ${s.users} users. In the 3-process rows`,
+    "instance 2 is SIGKILLed at 40 % of the send window and restarted at once. The user turn rate is set",
+    `to bind (\`NEO_USER_TURNS_PER_MINUTE=${s.turnsPerMinute}\`, burst ${s.turnBurst}; each user sends ${((s.messages / s.users) * (60_000 / s.sendMs)).toFixed(1)} a minute), so a user's share is`,
+    "measured: answers to their messages within the send window, per minute (the configured bucket",
+    `allows at most ${bucketBound(s).toFixed(1)} a minute over the window, burst included); the share column gives the median /`,
+    "worst deviation of a user's share from the same platform's 1-process row. Latency is send → first",
+    "answer, including turns held back by the turn rate. Windows over a limit: distinct (limit, key,",
+    "window) in which the fake refused a call for going over that limit.",
+    "",
+    ...platforms.flatMap((p, i) => [
+      ...(i > 0 ? [""] : []),
+      ...section(
+        p,
+        results.filter((r) => r.spec.platform === p),
+      ),
+    ]),
   ].join("\n");
 }

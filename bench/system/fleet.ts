@@ -1,37 +1,33 @@
 /**
- * One phase of the fleet bench (issue 31 item 5): `instances` REAL Neo processes (distinct
- * NEO_INSTANCE_ID / NEO_HTTP_PORT / NEO_METRICS_PORT) on one store — the shared Redis on
- * 127.0.0.1:6379 under a key prefix of their own, or a local 3-primary Redis Cluster the phase starts
- * (REDIS_CLUSTER=true) — against one fake Slack workspace that answers 429 beyond Slack's tiers and
- * records every call, so windows over a limit are counted across the whole fleet. Slack only: the
- * Discord part of the issue's bench is not built.
+ * One phase of the fleet bench (issue 31 item 5): `instances` REAL Neo processes on one store — the
+ * shared Redis on 127.0.0.1:6379 under a key prefix of their own, or a local 3-primary Redis Cluster
+ * the phase starts (REDIS_CLUSTER=true) — against one platform's fake (fleet-slack.ts,
+ * fleet-discord.ts) that answers 429 beyond the platform's documented limits and records every call,
+ * so windows over a limit are counted across the whole fleet.
  *
  * The load: one warm-up mention in each of the first half of the channels (those are "seen"), then
  * `messages` mentions sent open-loop, evenly over `sendMs`, round the channels (the second half are
- * never seen before), from `users` users. Deliveries go through a round-robin "load balancer" that
- * knows nothing of health: an attempt that reaches a dead instance fails and is retried the way Slack
- * retries (drivers.ts), each retry to the next instance. With `kill`, instance 2 is SIGKILLed at 40 %
- * of the send window and restarted at once.
+ * never seen before), from `users` users. With `kill`, instance 2 is SIGKILLed at 40 % of the send
+ * window and restarted at once. How a mention reaches the fleet is the platform's (Slack: a
+ * round-robin load balancer with Slack's retries; Discord: the gateway, to the guild's shard).
  */
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type FakeSlack, startFakeSlack } from "../../test/fakes/slack/fake-slack.js";
 import { type LocalCluster, startRedisCluster } from "../../test/support/redis-cluster.js";
-import { createSlackDelivery, envelope } from "./drivers.js";
-import { answeredTokens, createLedger, type Sent } from "./ledger.js";
-import { type BenchModel, question, startBenchModel } from "./model.js";
-import { observeSlack } from "./observe.js";
-import { freePort, kill, type Owned, sleep, start, tempDir, until } from "./procs.js";
-import { ROOT, SIGNING_SECRET, SLACK_TIERS } from "./stack.js";
+import { createLedger, type Ledger, type Sent } from "./ledger.js";
+import { type BenchModel, startBenchModel } from "./model.js";
+import { kill, type Owned, sleep, startNeo, tempDir, until } from "./procs.js";
 
 const run = promisify(execFile);
 
 export type FleetStore = "redis" | "cluster";
+export type FleetPlatformName = "slack" | "discord";
 
 export interface FleetSpec {
   label: string;
+  platform: FleetPlatformName;
   instances: number;
   store: FleetStore;
   kill: boolean;
@@ -50,7 +46,21 @@ export interface FleetSpec {
   prefix: string;
 }
 
-export interface FleetResult {
+/** What the platform's fake saw, read after the drain. */
+export interface FleetJudgement {
+  /** Calls the fake refused because they went over a documented limit, by limit. */
+  overLimit: Record<string, number>;
+  /** Distinct (limit, key, window) the over-limit calls fell in. */
+  windowsOver: number;
+  /** Anything else worth a line (Discord: the fleet's busiest second). */
+  note?: string;
+  /** Measured messages whose answer came in a write that answered other messages too (merged). */
+  answeredTogether: number;
+  /** Every call the fake answered, by method (and route) and status. */
+  calls: Record<string, number>;
+}
+
+export interface FleetResult extends FleetJudgement {
   spec: FleetSpec;
   /** The measured messages (not the warm-up). */
   sent: Sent[];
@@ -59,37 +69,53 @@ export interface FleetResult {
   warmupLost: number;
   /** When the first measured message was sent (epoch ms). */
   loadStartedAt: number;
-  /** Calls the fake Slack refused because they went over its tier (429 + violation), by method. */
-  overLimit: Record<string, number>;
-  /** Distinct (method, channel or workspace, window) the over-limit calls fell in. */
-  windowsOver: number;
-  /** Measured messages whose answer came in a Slack write that answered other messages too (merged). */
-  answeredTogether: number;
-  /** Every call the fake answered, by method and status. */
-  calls: Record<string, number>;
   killedAt?: number;
-  /** Kill to the restarted instance's /healthz answering (ms). */
+  /** Kill to the restarted instance serving again (/healthz and connected to the platform), ms. */
   restartMs?: number;
   tookMs: number;
 }
+
+/** One platform's side of a phase: its fake, how instances reach it, how a mention is sent. */
+export interface FleetPlatform {
+  /** The platform's environment of instance `i` (tokens, API URLs, ports, instance id). */
+  env(i: number): Record<string, string>;
+  /** Where instance `i` answers /healthz. */
+  healthPort(i: number): number;
+  /** Called right before instance `i` starts: the returned check holds once it reached the platform. */
+  connected(i: number): () => boolean;
+  /** Send measured or warm-up mention `token` into channel `channel` from user `user` (indices). */
+  mention(token: string, channel: number, user: number): Promise<unknown>;
+  /** The user id of user index `user` (a user's share is reported per id). */
+  userId(user: number): string;
+  /**
+   * Who sends message `k` (into channel index `channel`); unset = users rotate independently of
+   * channels, so each user talks in many channels.
+   */
+  userFor?(k: number, channel: number): number;
+  judge(prefix: string): FleetJudgement;
+  close(): Promise<void>;
+}
+
+export type FleetPlatformFactory = (spec: FleetSpec, ledger: Ledger) => Promise<FleetPlatform>;
 
 const log = (s: string) => process.stderr.write(`bench:fleet: ${s}\n`);
 
 interface Instance {
   id: string;
-  httpPort: number;
   env: Record<string, string>;
   proc: Owned | null;
 }
 
-async function startInstance(inst: Instance): Promise<void> {
-  const p = start(inst.id, process.execPath, ["--import", "tsx", "src/main.ts"], inst.env, ROOT);
+async function startInstance(inst: Instance, i: number, platform: FleetPlatform): Promise<void> {
+  const connected = platform.connected(i);
+  const p = startNeo(inst.id, inst.env);
   inst.proc = p;
   await until(
-    `${inst.id}'s /healthz`,
+    `${inst.id}'s /healthz and platform connection`,
     async () => {
       if (!p.alive()) throw new Error(`${inst.id} exited during start-up:\n${p.output().slice(-3000)}`);
-      const res = await fetch(`http://127.0.0.1:${inst.httpPort}/healthz`).catch(() => null);
+      if (!connected()) return false;
+      const res = await fetch(`http://127.0.0.1:${platform.healthPort(i)}/healthz`).catch(() => null);
       return res !== null;
     },
     90_000,
@@ -119,100 +145,56 @@ async function startStore(
   };
 }
 
-/** The fake's over-limit calls, and the distinct windows they fell in. */
-function overLimit(slack: FakeSlack): { byMethod: Record<string, number>; windows: number } {
-  const byMethod: Record<string, number> = {};
-  const windows = new Set<string>();
-  for (const c of slack.violations()) {
-    byMethod[c.method] = (byMethod[c.method] ?? 0) + 1;
-    const tier = SLACK_TIERS[c.method];
-    const scope = tier?.scope === "channel" ? String(c.args.channel) : "workspace";
-    windows.add(`${c.method} ${scope} ${Math.floor(c.at / (tier?.windowMs ?? 1))}`);
-  }
-  return { byMethod, windows: windows.size };
-}
-
-export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
+export async function runFleetPhase(
+  spec: FleetSpec,
+  makePlatform: FleetPlatformFactory,
+): Promise<FleetResult> {
   const started = Date.now();
-  const users = Array.from({ length: spec.users }, (_, i) => ({
-    id: `UFLEET${i}`,
-    name: `fleet${i}`,
-    display_name: `Fleet ${i}`,
-  }));
-  const channels = Array.from({ length: spec.channels }, (_, i) => ({
-    id: `CFL${spec.prefix.toUpperCase()}${String(i).padStart(4, "0")}`,
-    name: `fleet-${spec.prefix}-${i}`,
-  }));
-  const slack = await startFakeSlack({
-    teamId: "TBENCH",
-    users: [...users, { id: "UNEO", name: "neo", display_name: "Neo", is_bot: true }],
-    tiers: SLACK_TIERS,
-    channels,
-  });
+  const ledger = createLedger();
+  const platform = await makePlatform(spec, ledger);
   const model: BenchModel = await startBenchModel(spec.latencyMs);
   const store = await startStore(spec.store, spec.prefix);
-  const ledger = createLedger();
-  observeSlack(slack, ledger);
   const dir = tempDir("fleet");
   const manifest = join(dir, "agent.json");
   writeFileSync(manifest, JSON.stringify({ spawnTimeoutMs: 20_000, servers: {} }));
-  const fleet: Instance[] = [];
-  for (let i = 0; i < spec.instances; i++) {
-    const httpPort = await freePort();
-    const id = `fleet-${spec.prefix}-${i + 1}`;
-    fleet.push({
-      id,
-      httpPort,
-      proc: null,
-      env: {
-        SLACK_BOT_TOKEN: "xoxb-bench-token",
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        NEO_HTTP_PORT: String(httpPort),
-        NEO_METRICS_PORT: String(await freePort()),
-        OPENAI_BASE_URL: model.url,
-        OPENAI_API_KEY: "sk-bench-key",
-        NEO_MCP_MANIFEST: manifest,
-        NEO_INSTANCE_ID: id,
-        NEO_DATA_DIR: join(dir, `data-${i}`),
-        NEO_LOG_LEVEL: "warn",
-        // A slot per message in flight: the fleet's limits, not the slot count, are under test.
-        NEO_MAX_CONCURRENT_TURNS: "200",
-        NEO_USER_TURNS_PER_MINUTE: String(spec.turnsPerMinute),
-        NEO_USER_TURN_BURST: String(spec.turnBurst),
-        ...store.env,
-      },
-    });
-  }
+  const fleet: Instance[] = Array.from({ length: spec.instances }, (_, i) => ({
+    id: `fleet-${spec.prefix}-${i + 1}`,
+    proc: null,
+    env: {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-bench-key",
+      NEO_MCP_MANIFEST: manifest,
+      NEO_DATA_DIR: join(dir, `data-${i}`),
+      NEO_LOG_LEVEL: "warn",
+      // A slot per message in flight: the fleet's limits, not the slot count, are under test.
+      NEO_MAX_CONCURRENT_TURNS: "200",
+      NEO_USER_TURNS_PER_MINUTE: String(spec.turnsPerMinute),
+      NEO_USER_TURN_BURST: String(spec.turnBurst),
+      ...store.env,
+      ...platform.env(i),
+    },
+  }));
   try {
-    await Promise.all(fleet.map(startInstance));
+    await Promise.all(fleet.map((inst, i) => startInstance(inst, i, platform)));
     log(`${spec.label}: ${fleet.length} instance(s) up`);
-    let rr = 0;
-    const delivery = createSlackDelivery(() => {
-      const inst = fleet[rr++ % fleet.length]!;
-      return `http://127.0.0.1:${inst.httpPort}/slack/events`;
-    }, SIGNING_SECRET);
     const userOf = new Map<string, string>();
-    const mention = (token: string, channel: string, user: string): Promise<boolean> => {
-      const ts = slack.nextTs();
-      const text = `<@UNEO> ${question(token)}`;
-      const event = { type: "app_mention", channel, user, text, ts, event_ts: ts };
-      ledger.send(token, "slack", `slack:${channel}`);
-      userOf.set(token, user);
-      return delivery.deliver(envelope(slack.teamId, event));
+    const userFor =
+      platform.userFor?.bind(platform) ?? ((k: number) => (k + Math.floor(k / spec.channels)) % spec.users);
+    const mention = (token: string, channel: number, user: number): Promise<unknown> => {
+      userOf.set(token, platform.userId(user));
+      return platform.mention(token, channel, user);
     };
 
     // Warm-up: the first half of the channels become "seen".
-    const seen = channels.slice(0, Math.floor(channels.length / 2));
-    const warm = seen.map((_c, i) => `${spec.prefix}w${i}`);
-    await Promise.all(warm.map((t, i) => mention(t, seen[i]!.id, users[i % users.length]!.id)));
+    const warm = Array.from({ length: Math.floor(spec.channels / 2) }, (_, i) => `${spec.prefix}w${i}`);
+    await Promise.all(warm.map((t, i) => mention(t, i, userFor(i, i))));
     const warmOk = await Promise.all(warm.map((t) => ledger.answered(t, 60_000)));
     log(`${spec.label}: warm-up ${warmOk.filter(Boolean).length}/${warm.length} answered`);
 
     // The measured load, open loop.
     const t0 = Date.now();
     const tokens: string[] = [];
-    const sends: Promise<boolean>[] = [];
+    const sends: Promise<unknown>[] = [];
     let killedAt: number | undefined;
     let restartMs: number | undefined;
     const killer = spec.kill
@@ -222,7 +204,7 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
           killedAt = Date.now();
           if (victim.proc) await kill(victim.proc);
           log(`${spec.label}: SIGKILLed ${victim.id}`);
-          await startInstance(victim);
+          await startInstance(victim, 1, platform);
           restartMs = Date.now() - killedAt;
           log(`${spec.label}: ${victim.id} back after ${restartMs} ms`);
         })()
@@ -232,10 +214,8 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
       if (due > Date.now()) await sleep(due - Date.now());
       const token = `${spec.prefix}m${k}`;
       tokens.push(token);
-      const channel = channels[k % channels.length]!.id;
-      // Users rotate independently of channels, so each user talks in many channels.
-      const user = users[(k + Math.floor(k / channels.length)) % users.length]!.id;
-      sends.push(mention(token, channel, user));
+      const channel = k % spec.channels;
+      sends.push(mention(token, channel, userFor(k, channel)));
     }
     await killer;
     await Promise.all(sends);
@@ -243,18 +223,11 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
     const open = () => tokens.filter((t) => (ledger.sent.get(t)?.answers.length ?? 0) === 0);
     while (open().length > 0 && Date.now() < drainUntil) await sleep(200);
     await sleep(3000); // late duplicates
-    const over = overLimit(slack);
-    const calls: Record<string, number> = {};
-    for (const c of slack.calls)
-      calls[`${c.method} ${c.status}`] = (calls[`${c.method} ${c.status}`] ?? 0) + 1;
     const sent = tokens.map((t) => ledger.sent.get(t)!);
-    const together = new Set<string>();
-    for (const c of slack.calls) {
-      if (c.status !== 200) continue;
-      const found = answeredTokens(String(c.args.text ?? c.args.markdown_text ?? ""));
-      if (new Set(found).size > 1)
-        for (const t of found) if (t.startsWith(`${spec.prefix}m`)) together.add(t);
-    }
+    for (const s of sent.filter((x) => x.answers.length !== 1))
+      log(
+        `${spec.label}: ${s.token} in ${s.conv} sent at +${((s.sentAt - t0) / 1000).toFixed(1)} s${killedAt ? ` (kill at +${((killedAt - t0) / 1000).toFixed(1)} s)` : ""}: ${s.answers.length} answers`,
+      );
     if (sent.some((s) => s.answers.length !== 1))
       for (const inst of fleet) log(`${inst.id} output tail:\n${inst.proc?.output().slice(-2000) ?? ""}`);
     return {
@@ -263,10 +236,7 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
       userOf,
       warmupLost: warmOk.filter((ok) => !ok).length,
       loadStartedAt: t0,
-      overLimit: over.byMethod,
-      windowsOver: over.windows,
-      answeredTogether: together.size,
-      calls,
+      ...platform.judge(spec.prefix),
       killedAt,
       restartMs,
       tookMs: Date.now() - started,
@@ -274,7 +244,7 @@ export async function runFleetPhase(spec: FleetSpec): Promise<FleetResult> {
   } finally {
     for (const inst of fleet) if (inst.proc) await kill(inst.proc);
     await store.close();
-    await slack.close();
+    await platform.close();
     await model.close();
   }
 }

@@ -7,8 +7,8 @@
  */
 import { createSlackDelivery, envelope, type SlackDelivery } from "./drivers.js";
 import { question } from "./model.js";
-import { freePort, kill, type Owned, start, until } from "./procs.js";
-import { ROOT, SIGNING_SECRET, SLACK_USERS, type Stack } from "./stack.js";
+import { freePort, kill, type Owned, ROOT, start, until } from "./procs.js";
+import { SIGNING_SECRET, SLACK_USERS, type Stack } from "./stack.js";
 
 export type AppName = "bare" | "chat" | "neo";
 export const APP_NAMES: readonly AppName[] = ["bare", "chat", "neo"];

@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { redisServerArgs } from "../../test/support/redis-server.js";
 
 export interface Owned {
@@ -23,6 +24,36 @@ export interface Owned {
 
 const children = new Set<Owned>();
 const dirs = new Set<string>();
+
+/** The repository root: where the bot under test runs from. */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The REAL bot process (`node --import tsx src/main.ts`), configured only by `env`; `nodeArgs`
+ * go before the entry (e.g. --cpu-prof).
+ */
+export function startNeo(name: string, env: Record<string, string>, nodeArgs: string[] = []): Owned {
+  return start(name, process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], env, ROOT);
+}
+
+/**
+ * A bench entry point: cleanup hooks installed, `main` run, everything owned killed and removed,
+ * and the process ended with `main`'s exit code (1 on a throw).
+ */
+export function runBenchMain(tag: string, main: () => Promise<number>): void {
+  installCleanup(tag);
+  main().then(
+    (code) => {
+      cleanupNow();
+      process.exit(code);
+    },
+    (e: unknown) => {
+      process.stderr.write(`${tag}: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      cleanupNow();
+      process.exit(1);
+    },
+  );
+}
 
 export class BenchProcessError extends Error {
   readonly code = "BENCH_PROCESS";
@@ -117,6 +148,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** `n` TCP ports in a row nothing listens on right now; returns the first. */
+export async function freePortRun(n: number): Promise<number> {
+  const isFree = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once("error", () => resolve(false));
+      s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+    });
+  for (;;) {
+    const first = await freePort();
+    let ok = first + n - 1 <= 65_535;
+    for (let p = first + 1; ok && p < first + n; p++) ok = await isFree(p);
+    if (ok) return first;
+  }
+}
+
 /** Poll `cond` until it holds; throws naming `what` after `timeoutMs`. */
 export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -144,11 +191,11 @@ export function cleanupNow(): void {
 }
 
 /** Install the exit hooks once: cleanup runs on exit, on signals and on an uncaught failure. */
-export function installCleanup(): void {
+function installCleanup(tag: string): void {
   process.once("exit", cleanupNow);
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(sig, () => {
-      process.stderr.write(`bench:system: ${sig}, cleaning up\n`);
+      process.stderr.write(`${tag}: ${sig}, cleaning up\n`);
       cleanupNow();
       process.exit(130);
     });

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { FAULT_ORDER, type FaultName, type FaultResult, runFault } from "./faults.js";
 import { type LoadResult, type LoadSpec, runLoad } from "./load.js";
 import { runOverhead } from "./overhead.js";
-import { cleanupNow, installCleanup } from "./procs.js";
+import { runBenchMain } from "./procs.js";
 import { faultsMarkdown, loadMarkdown, machine, writeBlock } from "./report.js";
 import { overheadMarkdown } from "./report-overhead.js";
 import { startStack } from "./stack.js";
@@ -85,7 +85,6 @@ async function loadPart(spec: LoadSpec, concurrency: string): Promise<LoadResult
 }
 
 async function main(): Promise<number> {
-  installCleanup();
   const args = process.argv.slice(2);
   const all = args.length === 0;
   const wants = (part: string) => all || args.includes(part);
@@ -153,14 +152,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    cleanupNow();
-    process.exit(code);
-  },
-  (e: unknown) => {
-    log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    cleanupNow();
-    process.exit(1);
-  },
-);
+runBenchMain("bench:system", main);

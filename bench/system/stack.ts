@@ -6,7 +6,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/fake-discord.js";
 import {
   type FakeChannel,
@@ -24,13 +23,13 @@ import {
   kill,
   type Owned,
   peakRss,
-  start,
+  ROOT,
+  startNeo,
   tempDir,
   until,
 } from "./procs.js";
 import { type RedisWire, startRedisWire } from "./redis-wire.js";
 
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const SIGNING_SECRET = "bench-signing-secret-0123456789";
 export const MCP_FIXTURE = join(ROOT, "test/fixtures/mcp/paged.ts");
 /** The MCP tool the model calls when a phase asks for tool use (`alias__name`). */
@@ -198,18 +197,11 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     },
     async startBot(extraEnv = {}) {
       const identified = discord.gateway.identifies.length;
-      const p = start(
+      const p = startNeo(
         "neo",
-        process.execPath,
-        // BENCH_BOT_NODE_ARGS: extra node flags for the bot (e.g. --cpu-prof to profile it).
-        [
-          ...(process.env.BENCH_BOT_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-          "--import",
-          "tsx",
-          "src/main.ts",
-        ],
         { ...env, ...extraEnv },
-        ROOT,
+        // BENCH_BOT_NODE_ARGS: extra node flags for the bot (e.g. --cpu-prof to profile it).
+        process.env.BENCH_BOT_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
       );
       bot = p;
       countLogs(p);
