@@ -1,7 +1,8 @@
 /**
  * The context budget (seed: budgetPct): system + messages (+4 tokens per message, tool calls
  * included) + tool schemas, as a percentage of the context window. Per-message and per-schema
- * estimates are cached on the (immutable) objects, so a step re-estimates only what is new.
+ * estimates are cached on the (immutable) objects, and recent system blocks by their text, so a step
+ * re-estimates only what is new.
  */
 import type { Message, ToolSchema } from "../llm/types.js";
 import { estimateTokens } from "./estimate.js";
@@ -59,9 +60,26 @@ export interface BudgetInput {
   contextWindow: number;
 }
 
+/**
+ * Recent system blocks' estimates, by their text: a turn measures its block before the model call
+ * and again after the answer, mostly unchanged (a few KB each time, otherwise the loop's largest
+ * cost of its own per message). Oldest dropped first.
+ */
+const systemCache = new Map<string, number>();
+const SYSTEM_CACHE_SIZE = 32;
+
+function systemTokens(system: string): number {
+  const cached = systemCache.get(system);
+  if (cached !== undefined) return cached;
+  const n = estimateTokens(system);
+  if (systemCache.size >= SYSTEM_CACHE_SIZE) systemCache.delete(systemCache.keys().next().value!);
+  systemCache.set(system, n);
+  return n;
+}
+
 /** Estimated tokens of one request. */
 export function requestTokens(b: Omit<BudgetInput, "contextWindow">): number {
-  return estimateTokens(b.system) + PER_MESSAGE_OVERHEAD + messagesTokens(b.messages) + schemaTokens(b.tools);
+  return systemTokens(b.system) + PER_MESSAGE_OVERHEAD + messagesTokens(b.messages) + schemaTokens(b.tools);
 }
 
 /** Whole percent of the window the request uses (floor, as the seed's integer math). */
