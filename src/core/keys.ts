@@ -127,3 +127,11 @@ export function rateBudgetKey(platform: Platform, ...parts: string[]): string {
 export function userTurnsKey(user: UserKey): string {
   return `rate:user:${hashTag(user)}`;
 }
+
+/**
+ * `rate:user:{<user key>}:told`: set while the user has been told, by any instance, that their
+ * turns are held back by their rate (so they hear it once, not once per instance).
+ */
+export function userThrottleToldKey(user: UserKey): string {
+  return `${userTurnsKey(user)}:told`;
+}

@@ -156,3 +156,36 @@ describe("a turn is charged to its requester once, whichever instance runs it", 
     expect(await left("bob")).toBeGreaterThan(0);
   });
 });
+
+describe("a user held back by their rate on several instances", () => {
+  let ep: ScriptedOpenAI;
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+    await ep.close();
+  });
+
+  it("is told once for the whole fleet, not once per instance", async () => {
+    ep = await startScriptedOpenAI();
+    ep.fallback((req) => ({ text: `re: ${lastUser(req)}` }));
+    h = await createHarness(ep);
+    // A token every 250 ms from a bucket of one: all but her first turn wait, on every instance.
+    const rate = { perMinute: 240, burst: 1 };
+    const fleet: ConversationsService[] = [];
+    for (const id of ["i1", "i2", "i3"])
+      fleet.push(await h.open({ maxConcurrentTurns: 4, userTurns: rate }, id));
+    const turns = 9;
+    for (let i = 1; i <= turns; i++)
+      await fleet[i % 3]!.submit(inbound(thread(`t${i}`), `alice ${i}`, "alice"));
+    await until(
+      "every turn answered",
+      () =>
+        Array.from({ length: turns }, (_, i) => thread(`t${i + 1}`)).every(
+          (t) => saysOf(h.told, t).length === 1,
+        ),
+      20_000,
+    );
+    const slowed = h.told.filter((t) => t.kind === "notice" && t.text.includes("sent me a lot at once"));
+    expect(slowed).toHaveLength(1);
+  });
+});

@@ -3,7 +3,7 @@
  * limit, held back by their turn rate, or taken while a turn (here or on another instance) runs.
  * Best effort: a notice that fails is logged, never the message's problem.
  */
-import type { UserKey } from "../keys.js";
+import { type UserKey, userThrottleToldKey } from "../keys.js";
 import { log } from "../log.js";
 import type { Journal } from "./journal.js";
 import type { Thread } from "./thread-state.js";
@@ -19,21 +19,31 @@ export const tellQueued = (options: ConversationsOptions, t: Thread, position: n
     .catch((err: unknown) => log.warn({ err, conversation: t.key }, "queued status failed"));
 };
 
-/** Told once per burst, in the thread of its first held-back turn: nothing is dropped. */
+/**
+ * Told once per burst, in the thread of its first held-back turn: nothing is dropped. Once for the
+ * fleet: each instance calls this for the first of the user's turns it holds back, and the first
+ * to mark the user in the store tells them; the mark lasts until their bucket would be full again.
+ */
 export const tellThrottled = (
   options: ConversationsOptions,
   t: Thread,
   user: UserKey,
   waitMs: number,
 ): void => {
-  log.info({ conversation: t.key, waitMs }, "turns held back: the user is over their turn rate");
-  const every = Math.max(1, Math.round(60 / options.limits.userTurns.perMinute));
-  defaultIo(options, t)
-    .reporter.notice(
-      "You've sent me a lot at once, so I'm taking it a little slower: I'll answer every message, " +
-        `in order, about one every ${every} s (next in about ${Math.max(1, Math.ceil(waitMs / 1000))} s). ` +
-        "Nothing is lost.",
-    )
+  const { perMinute, burst } = options.limits.userTurns;
+  const refilledMs = Math.ceil(waitMs + (burst * 60_000) / perMinute);
+  const every = Math.max(1, Math.round(60 / perMinute));
+  options.store
+    .setIfAbsent(userThrottleToldKey(user), "1", refilledMs)
+    .then(async (first) => {
+      if (!first) return;
+      log.info({ conversation: t.key, waitMs }, "turns held back: the user is over their turn rate");
+      await defaultIo(options, t).reporter.notice(
+        "You've sent me a lot at once, so I'm taking it a little slower: I'll answer every message, " +
+          `in order, about one every ${every} s (next in about ${Math.max(1, Math.ceil(waitMs / 1000))} s). ` +
+          "Nothing is lost.",
+      );
+    })
     .catch((err: unknown) => log.warn({ err, conversation: t.key, user }, "throttle notice failed"));
 };
 
