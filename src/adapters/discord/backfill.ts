@@ -5,6 +5,11 @@
  * conversation channel is kept in the store, and when a shard becomes ready the newer messages of
  * recently active channels are fetched over REST and handled like live ones (the journal drops any
  * that were already taken, by message id).
+ *
+ * A live message can be handled before the catch-up reads its channel's mark (a restarted shard's
+ * first messages race its catch-up) and move the mark past what was missed. So the mark a live
+ * message replaced is kept in memory for a while (`FLOOR_MS`), and the catch-up starts from the older
+ * of the two: what it fetches again is dropped by the journal.
  */
 import type { Client, Message } from "discord.js";
 import { log } from "../../core/log.js";
@@ -17,6 +22,8 @@ export const BACKFILL_WINDOW_MS = 6 * 60 * 60 * 1000;
 const MAX_CHANNELS = 500;
 /** One page per channel: a gap longer than this is cut, with a warning. */
 const PAGE = 100;
+/** How long a replaced mark is remembered: a shard's catch-up follows its connection within seconds. */
+const FLOOR_MS = 60_000;
 
 interface Seen {
   id: string;
@@ -36,6 +43,17 @@ export function createBackfill(client: Client, store: Store, now: () => number =
   /** Per channel, the ids being handled: the mark never passes one of them (a later message can
    * finish first, and a crash then must not skip the earlier one). */
   const inflight = new Map<string, Set<string>>();
+  /**
+   * Per channel, the mark this process first replaced within the last FLOOR_MS, with when
+   * (insertion order is age order: a refreshed floor is re-inserted).
+   */
+  const floors = new Map<string, Seen & { replacedAt: number }>();
+  const forgetOldFloors = (): void => {
+    for (const [channelId, f] of floors) {
+      if (f.replacedAt > now() - FLOOR_MS) break;
+      floors.delete(channelId);
+    }
+  };
 
   const mark = async (channelId: string, messageId: string): Promise<void> => {
     let id = BigInt(messageId);
@@ -45,6 +63,8 @@ export function createBackfill(client: Client, store: Store, now: () => number =
     const key = `${SEEN_PREFIX}${channelId}`;
     const prev = await store.get<Seen>(key);
     if (prev && BigInt(prev.id) >= id) return;
+    forgetOldFloors();
+    if (prev && !floors.has(channelId)) floors.set(channelId, { ...prev, replacedAt: now() });
     await store.set<Seen>(key, { id: id.toString(), at: now() }, BACKFILL_WINDOW_MS);
   };
 
@@ -70,6 +90,11 @@ export function createBackfill(client: Client, store: Store, now: () => number =
       for (const key of await store.keys(SEEN_PREFIX)) {
         const seen = await store.get<Seen>(key);
         if (seen && seen.at >= since) entries.push([key.slice(SEEN_PREFIX.length), seen]);
+      }
+      forgetOldFloors();
+      for (const entry of entries) {
+        const floor = floors.get(entry[0]);
+        if (floor && BigInt(floor.id) < BigInt(entry[1].id)) entry[1] = { id: floor.id, at: entry[1].at };
       }
       entries.sort((a, b) => b[1].at - a[1].at);
       let handled = 0;
