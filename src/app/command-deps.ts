@@ -2,8 +2,19 @@
 import type { CommandDeps } from "../core/commands/types.js";
 import type { Conversations } from "../core/conversations/types.js";
 import { redact } from "../core/log.js";
+import type { OAuthConnections } from "../core/tools/oauth/sign-in.js";
 import { eraseUser } from "../core/user-data.js";
 import type { Services } from "./services.js";
+
+/** `/neo connections` (and a deny's sign-out) over the OAuth connections. */
+export function connectionCommands(oauth: OAuthConnections): NonNullable<CommandDeps["connections"]> {
+  return {
+    list: (u) => oauth.connected(u),
+    disconnect: (u, server) => oauth.disconnect(u, server),
+    erase: (u) => oauth.eraseTokens(u),
+    signInLink: (u, server) => oauth.signInLink(u, server),
+  };
+}
 
 export function commandDeps(
   s: Services,
@@ -30,11 +41,7 @@ export function commandDeps(
         ),
       export: (u) => s.memory.export(u),
     },
-    connections: oauth && {
-      list: (u) => oauth.connected(u),
-      disconnect: (u, server) => oauth.disconnect(u, server),
-      erase: (u) => oauth.eraseTokens(u),
-    },
+    connections: oauth && connectionCommands(oauth),
     tools: {
       list: () => {
         const all = tools.tools();

@@ -115,7 +115,12 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     await fake.waitForCall(wrote("Use the link I sent you, Alice."), "alice's reminder");
     expect(dmLinks(r, fake.alice)).toHaveLength(1);
 
-    expect(await followSignIn(aliceLink!)).toBe(200);
+    // Unless she asks: `/neo connections action:signin` answers her alone with a new link.
+    const asked = await command(r, fake.alice, "signin", "tracker");
+    expect(asked).toMatch(/^Sign in to `tracker` \(this link is only for you, good for 10 minutes\): http/);
+    const fresh = /(http\S+)$/.exec(asked)![1]!;
+    expect(fresh).not.toBe(aliceLink);
+    expect(await followSignIn(fresh)).toBe(200);
 
     let seen = "";
     ep.script(

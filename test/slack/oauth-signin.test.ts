@@ -7,6 +7,7 @@
  * Bob's turn gets neither her token nor the tool, and he is sent his own link.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { connectionCommands } from "../../src/app/command-deps.js";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
@@ -74,11 +75,7 @@ async function startNeo(parts: SignInParts, extra: HarnessOptions = {}): Promise
       surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
       return surface;
     },
-    connections: {
-      list: (u) => oauth.connected(u),
-      disconnect: (u, s) => oauth.disconnect(u, s),
-      erase: (u) => oauth.eraseTokens(u),
-    },
+    connections: connectionCommands(oauth),
     signIn: {
       unauthorized: (u) => oauth.unauthorized(u),
       offerSignIn: (u, a, send) => oauth.offerSignIn(u, a, send),
@@ -172,7 +169,12 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     await answered("Use the link I sent you, Ann.");
     expect(linkTo("UANN")).toHaveLength(1);
 
-    const back = await authorize(url);
+    // Unless she asks: `/neo connections signin` answers her alone with a new link.
+    const asked = await neo(hh, "UANN", "connections signin tracker");
+    expect(asked).toMatch(/^Sign in to `tracker` \(this link is only for you, good for 10 minutes\): http/);
+    const fresh = /(http\S+)$/.exec(asked!)![1]!.replaceAll("&amp;", "&");
+    expect(new URL(fresh).searchParams.get("state")).not.toBe(new URL(url).searchParams.get("state"));
+    const back = await authorize(fresh);
     const secrets = [back.searchParams.get("code")!, back.searchParams.get("state")!];
     secrets.push(await pendingVerifier(kept, secrets[1]!));
     expect((await fetch(back)).status).toBe(200);

@@ -72,11 +72,14 @@ export const USER_SUBCOMMANDS: SubDef[] = [
     options: [
       {
         name: "action",
-        description: "disconnect: sign out of a server",
+        description: "disconnect: sign out of a server; signin: a new sign-in link",
         type: STR,
-        choices: [{ name: "disconnect", value: "disconnect" }],
+        choices: [
+          { name: "disconnect", value: "disconnect" },
+          { name: "signin", value: "signin" },
+        ],
       },
-      { name: "server", description: "The server to sign out of", type: STR },
+      { name: "server", description: "The server to sign out of or in to", type: STR },
     ],
   },
 ];

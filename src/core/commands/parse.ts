@@ -8,7 +8,7 @@ export const USAGE: Record<CommandName, string> = {
   memory: "/neo memory [export]",
   forget: "/neo forget",
   reset: "/neo reset [thread link]",
-  connections: "/neo connections [disconnect <server>]",
+  connections: "/neo connections [disconnect <server> | signin <server>]",
   usage: "/neo usage [user | all]",
   status: "/neo status",
   tools: "/neo tools",
@@ -107,9 +107,12 @@ export function parseCommand(input: string): Command {
     case "connections": {
       if (args.length === 0) return { name: "connections" };
       const [action, server] = args;
-      if (action?.toLowerCase() === "disconnect" && server && ALIAS.test(server) && args.length === 2)
-        return { name: "connections", disconnect: server };
-      return invalid(cmd, "connections takes nothing, or `disconnect <server>`");
+      const verb = action?.toLowerCase();
+      if ((verb === "disconnect" || verb === "signin") && server && ALIAS.test(server) && args.length === 2)
+        return verb === "disconnect"
+          ? { name: "connections", disconnect: server }
+          : { name: "connections", signIn: server };
+      return invalid(cmd, "connections takes nothing, `disconnect <server>` or `signin <server>`");
     }
     case "help":
     case "status":

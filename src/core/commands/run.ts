@@ -32,7 +32,10 @@ export function helpText(isAdmin: boolean): string {
     line("forget", "wipe what Neo remembers about you (asks to confirm)"),
     line("reset", "start a thread over"),
     line("usage", "your model usage and cost, today and this month (admins: a user's, or `all`)"),
-    line("connections", "the tool servers you are signed in to; `disconnect <server>` signs you out"),
+    line(
+      "connections",
+      "the tool servers you are signed in to; `disconnect <server>` signs you out, `signin <server>` sends you a new sign-in link",
+    ),
   ];
   const admin = [
     line("status", "models, store, MCP servers, threads, queue, pending approvals"),
@@ -127,7 +130,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       return reply(`${head}: ${describeChannel(s)}.`);
     }
     case "connections":
-      return reply(await connections(deps, ctx.caller, cmd.disconnect));
+      return reply(await connections(deps, ctx.caller, cmd.disconnect, cmd.signIn));
     case "memory":
       return cmd.export ? exportReply(ctx, deps) : { kind: "memory", view: await memoryPage(ctx, deps, 0) };
     case "forget": {
@@ -312,9 +315,21 @@ function userKeyIn(raw: string): UserKey | undefined {
 const FORGET_USER = "forget:";
 
 /** `/neo connections`: the caller's sign-ins (one set across a platform's places), or a sign-out. */
-async function connections(deps: CommandDeps, caller: UserKey, disconnect?: string): Promise<string> {
+async function connections(
+  deps: CommandDeps,
+  caller: UserKey,
+  disconnect?: string,
+  signIn?: string,
+): Promise<string> {
   if (!deps.connections) return "No tool server here signs people in one by one.";
   const user = cortexOwner(caller);
+  if (signIn !== undefined) {
+    // Asked for: a new link even while one sent by a turn is still good (it may be lost).
+    const link = await deps.connections.signInLink(user, signIn);
+    if (link === undefined) return `\`${signIn}\` is not a tool server you sign in to one by one.`;
+    if (link === "signed-in") return `You are already signed in to \`${signIn}\`.`;
+    return `Sign in to \`${signIn}\` (this link is only for you, good for 10 minutes): ${link}`;
+  }
   const signedIn = await deps.connections.list(user);
   if (disconnect === undefined)
     return signedIn.length

@@ -47,7 +47,7 @@ export type Command =
   | { name: "forget"; user?: string }
   | { name: "reset"; target?: string }
   /** The caller's sign-ins to per-person OAuth tool servers; `disconnect`: sign out of that server. */
-  | { name: "connections"; disconnect?: string }
+  | { name: "connections"; disconnect?: string; signIn?: string }
   /** Own usage; `user` (admins): someone else's; `all` (admins): the deployment's totals. */
   | { name: "usage"; user?: string; all?: true }
   | { name: "status" }
@@ -165,6 +165,11 @@ export interface CommandDeps {
         disconnect(user: UserKey, server: string): Promise<void>;
         /** Revoke and delete every sign-in of `user`'s person (an admin's deny). */
         erase(user: UserKey): Promise<void>;
+        /**
+         * A new sign-in link to `server` for `user` (they asked: one sent earlier is void); "signed-in"
+         * when they are; undefined when `server` is no per-person OAuth server.
+         */
+        signInLink(user: UserKey, server: string): Promise<string | "signed-in" | undefined>;
       }
     | undefined;
   system: {

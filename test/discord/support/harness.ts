@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDiscordAdapter, type DiscordAdapter } from "../../../src/adapters/discord/index.js";
+import { connectionCommands } from "../../../src/app/command-deps.js";
 import { createAdminCheck } from "../../../src/core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../../../src/core/access/policy.js";
 import { createAuditLog } from "../../../src/core/approvals/audit.js";
@@ -137,11 +138,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   );
   commands.channels = channelCommands(channels);
   const { oauth } = opts;
-  commands.connections = oauth && {
-    list: (u) => oauth.connected(u),
-    disconnect: (u, s) => oauth.disconnect(u, s),
-    erase: (u) => oauth.eraseTokens(u),
-  };
+  commands.connections = oauth && connectionCommands(oauth);
   // `/neo forget` is the real erasure (as `command-deps.ts`): transcripts, approvals, usage, the
   // person's tool folders and OAuth sign-ins (the surface's `eraseUser`), then their memory.
   const tools = deps.tools;

@@ -44,6 +44,8 @@ export interface OAuthConnections {
     alias: string,
     send: (url: string) => Promise<boolean>,
   ): Promise<SignInOffer>;
+  /** The person asked for a link (`/neo connections signin`): a new one, the earlier one's offer void; undefined for no per-person server. */
+  signInLink(user: UserKey, alias: string): Promise<string | "signed-in" | undefined>;
   /** The redirect came back: finish the flow `state` names, once. Nothing is stored when refused. */
   complete(state: string, code: string): Promise<CallbackOutcome>;
   /** The per-person OAuth servers `user` has not signed in to: a turn leaves their tools out. */
@@ -150,30 +152,47 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
     }
   }
 
+  async function offerSignIn(
+    user: UserKey | undefined,
+    alias: string,
+    send: (url: string) => Promise<boolean>,
+  ): Promise<SignInOffer> {
+    const principal = principalOf(alias, user);
+    if (viaIdp.includes(alias)) return offerIdpSignIn(principal, send);
+    // Signed in meanwhile (the SDK's `auth` would start a new flow over an access token).
+    if (await o.vault.tokens(principal, alias)) return "signed-in";
+    if (!(await o.vault.claimOffer(principal, alias))) return "sent-earlier";
+    let url: URL | undefined;
+    let outcome: SignInOffer = "not-sent";
+    try {
+      const result = await auth(
+        provider(principal, alias, (u) => {
+          url = u;
+        }),
+        { serverUrl: server(alias).url },
+      );
+      if (result === "AUTHORIZED") outcome = "signed-in";
+      else if (url && (await send(url.href))) outcome = "sent";
+      return outcome;
+    } finally {
+      // Nothing reached the person: their next turn may offer again.
+      if (outcome !== "sent") await o.vault.releaseOffer(principal, alias);
+    }
+  }
+
   return {
     provider: (principal, alias, onUrl) => provider(principal, alias, onUrl),
-    async offerSignIn(user, alias, send) {
+    offerSignIn,
+    async signInLink(user, alias) {
+      if (!o.servers.get(alias)?.perUser) return undefined;
       const principal = principalOf(alias, user);
-      if (viaIdp.includes(alias)) return offerIdpSignIn(principal, send);
-      // Signed in meanwhile (the SDK's `auth` would start a new flow over an access token).
-      if (await o.vault.tokens(principal, alias)) return "signed-in";
-      if (!(await o.vault.claimOffer(principal, alias))) return "sent-earlier";
-      let url: URL | undefined;
-      let outcome: SignInOffer = "not-sent";
-      try {
-        const result = await auth(
-          provider(principal, alias, (u) => {
-            url = u;
-          }),
-          { serverUrl: server(alias).url },
-        );
-        if (result === "AUTHORIZED") outcome = "signed-in";
-        else if (url && (await send(url.href))) outcome = "sent";
-        return outcome;
-      } finally {
-        // Nothing reached the person: their next turn may offer again.
-        if (outcome !== "sent") await o.vault.releaseOffer(principal, alias);
-      }
+      await o.vault.releaseOffer(principal, viaIdp.includes(alias) ? IDP_ALIAS : alias);
+      let link = "";
+      const offer = await offerSignIn(user, alias, async (url) => {
+        link = url;
+        return true;
+      });
+      return offer === "signed-in" ? "signed-in" : link;
     },
     async complete(state, code) {
       const pending = await o.vault.take(state);
