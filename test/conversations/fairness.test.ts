@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { WAITING_PER_USER } from "../../src/core/conversations/workers.js";
+import { WAITING_PER_USER } from "../../src/core/conversations/backlog.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { createHarness, type Harness, inbound, saysOf } from "./harness.js";
 import { until } from "./worker-process.js";

@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SLACK_RATE_RULES } from "../../src/adapters/slack/outbound/rules.js";
 import { STATUS_DELAY_MS } from "../../src/adapters/slack/status.js";
 import { envSchema } from "../../src/config.js";
-import { WAITING_PER_USER } from "../../src/core/conversations/workers.js";
+import { WAITING_PER_USER } from "../../src/core/conversations/backlog.js";
 import { healthRoute } from "../../src/ops/health.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";

@@ -62,7 +62,7 @@ export interface Thread {
   delivered: string | null;
   /** The turn slot the current pass holds: it yields between turns when another turn waits. */
   slot: SlotGrant | null;
-  /** A thread parked by `admit` and now scheduled: the user it was parked under (workers.ts). */
+  /** A thread parked by `admit` and now scheduled: the user it was parked under (backlog.ts). */
   parkedFor: UserKey | null;
   /** The user whose turn token this pass's slot took and no turn has spent yet (turn-tokens.ts). */
   token: UserKey | null;

@@ -6,6 +6,7 @@
  */
 import type { ConversationKey, UserKey } from "../keys.js";
 import { log } from "../log.js";
+import { createBacklog } from "./backlog.js";
 import { ConversationBusyError, failControls } from "./controls.js";
 import type { Journal } from "./journal.js";
 import type { Lease, Leases } from "./lease.js";
@@ -35,13 +36,6 @@ function settled<T>(r: PromiseSettledResult<T>): T {
 
 /** How many lease attempts a control makes (a third of a lease apart) before giving up. */
 const CONTROL_ATTEMPTS = 9;
-
-/**
- * Threads one user may have waiting for a turn slot in memory. A flood beyond it waits in the store
- * only (journaled, with its "has work" marker) and is scheduled as the user's earlier turns start,
- * in the order it came: memory stays bounded whatever one user sends (10,000 mentions at once).
- */
-export const WAITING_PER_USER = 32;
 
 export interface Workers {
   readonly threads: Map<ConversationKey, Thread>;
@@ -80,10 +74,7 @@ export function createWorkers(
   const { limits } = options;
   const threads = new Map<ConversationKey, Thread>();
   const retry = new Set<ConversationKey>();
-  /** Per user: threads whose pass waits for a slot here, and those parked behind them (in order). */
-  const waitingBy = new Map<UserKey, number>();
-  const parkedBy = new Map<UserKey, ConversationKey[]>();
-  const parked = new Set<ConversationKey>();
+  const backlog = createBacklog();
   let closing = false;
   const env: ThreadEnv = { journal, tokens, options, closing: () => closing };
 
@@ -142,7 +133,7 @@ export function createWorkers(
     // costs the answer no round trip of its own).
     const leasing = Promise.allSettled([leases.tryAcquire(journal.lockKey(t.key)), readState()]);
     // Counted from now: `admit` bounds what one user has waiting here.
-    waitingBy.set(user, (waitingBy.get(user) ?? 0) + 1);
+    backlog.waiting(user);
     const asked = Date.now();
     try {
       if (!slots.opensNow(user)) {
@@ -235,21 +226,16 @@ export function createWorkers(
     }
   };
 
-  /** One of `user`'s threads stopped waiting for a slot: the next parked one takes its place. */
+  /** One of `user`'s threads stopped waiting for a slot: the next parked ones take its place. */
   const stopWaiting = (user: UserKey): void => {
-    const n = (waitingBy.get(user) ?? 1) - 1;
-    if (n > 0) waitingBy.set(user, n);
-    else waitingBy.delete(user);
-    const line = parkedBy.get(user);
-    while (!closing && line && line.length > 0 && (waitingBy.get(user) ?? 0) < WAITING_PER_USER) {
-      const key = line.shift()!;
-      parked.delete(key);
+    const letIn = backlog.stopped(user);
+    if (closing) return;
+    for (const key of letIn) {
       const t = thread(key);
       // Rebuilt from the store: its pass queues under the user who asked, not under the thread.
       t.parkedFor = user;
       schedule(t);
     }
-    if (line?.length === 0) parkedBy.delete(user);
   };
 
   const schedule = (t: Thread): void => {
@@ -266,16 +252,7 @@ export function createWorkers(
     });
   };
 
-  const admit = (t: Thread, user: UserKey): boolean => {
-    if (t.working || parked.has(t.key) || (waitingBy.get(user) ?? 0) < WAITING_PER_USER) {
-      return !parked.has(t.key);
-    }
-    parked.add(t.key);
-    const line = parkedBy.get(user) ?? [];
-    line.push(t.key);
-    parkedBy.set(user, line);
-    return false;
-  };
+  const admit = (t: Thread, user: UserKey): boolean => backlog.admit(t.key, user, t.working !== null);
 
   const park = (t: Thread, id: string): void => {
     t.ios.delete(id);
@@ -325,7 +302,7 @@ export function createWorkers(
     schedule,
     admit,
     park,
-    parked,
+    parked: backlog.parked,
     control,
     abortTurn,
   };
