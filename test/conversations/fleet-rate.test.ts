@@ -1,10 +1,12 @@
 /**
- * Fair for the whole fleet (issue 31, item 3): three instances sharing one Redis, one user's burst
- * spread over all three. The user's turn bucket is in the store, so the turns start at the
- * configured rate (±10 %), not three times it, and another user's turns are not held back by it.
+ * Fair for the whole fleet (issue 31, item 3): instances sharing one store spend one turn bucket
+ * per user. A burst spread over three instances starts at the configured rate (±10 %), not three
+ * times it, and another user's turns are not held back by it; turns waiting at one instance are not
+ * run early by the others' sweeps; each turn costs its own requester one token, whichever instance
+ * runs it; and the user is told once that they are being slowed, not once per instance.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConversationsService } from "../../src/core/conversations/types.js";
+import type { ConversationLimits, ConversationsService } from "../../src/core/conversations/types.js";
 import { userTurnsKey } from "../../src/core/keys.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
@@ -16,131 +18,93 @@ const lastUser = (req: { messages: Array<{ role: string; content?: unknown }> })
   String(req.messages.filter((m) => m.role === "user").at(-1)?.content);
 const thread = (n: string) => `console:local:c:${n}`;
 
-/** 600 turns a minute from a bucket of one: a turn every 100 ms once the first has started. */
-const RATE = { perMinute: 600, burst: 1 };
-const ALICE_TURNS = 16;
-
-describe.skipIf(!redis.ok)("a user's turn rate across three instances", () => {
+describe("a user's turn rate across instances", () => {
   let ep: ScriptedOpenAI;
   let h: Harness;
+  /** When each turn reached the model (its first request), by its text. */
+  let started: Map<string, number>;
   afterEach(async () => {
     await h.close();
     await ep.close();
   });
 
-  it("starts a burst spread over 3 instances at the configured rate, and another user's turns meanwhile", async () => {
+  /** The endpoint answers `re: <text>` (the text `hold` names waits for `held`). */
+  const start = async (opts: { redis?: boolean; hold?: string; held?: Promise<void> } = {}) => {
     ep = await startScriptedOpenAI();
-    // When each turn reached the model (its first request).
-    const started = new Map<string, number>();
+    started = new Map();
     ep.fallback((req) => {
       const text = lastUser(req);
       if (!started.has(text)) started.set(text, performance.now());
-      return { text: `re: ${text}` };
+      return text === opts.hold && opts.held
+        ? { text: `re: ${text}`, stream: { beforeDelta: () => opts.held! } }
+        : { text: `re: ${text}` };
     });
-    h = await createHarness(ep, { redisUrl: redis.url, prefix: uniquePrefix("fleet-rate") });
-    const fleet: ConversationsService[] = [];
-    for (const id of ["i1", "i2", "i3"])
-      fleet.push(await h.open({ maxConcurrentTurns: 4, userTurns: RATE }, id));
-
-    for (let i = 1; i <= ALICE_TURNS; i++)
-      await fleet[i % 3]!.submit(inbound(thread(`a${i}`), `alice ${i}`, "alice"));
-    await fleet[1]!.submit(inbound(thread("b1"), "bob 1", "bob"));
-    await fleet[2]!.submit(inbound(thread("b2"), "bob 2", "bob"));
-    await until(
-      "every turn answered",
-      () =>
-        Array.from({ length: ALICE_TURNS }, (_, i) => thread(`a${i + 1}`))
-          .concat(thread("b1"), thread("b2"))
-          .every((t) => saysOf(h.told, t).length === 1),
-      20_000,
+    h = await createHarness(
+      ep,
+      opts.redis ? { redisUrl: redis.url, prefix: uniquePrefix("fleet-rate") } : {},
     );
+  };
+  const open = (userTurns: ConversationLimits["userTurns"], ids: string[], extra = {}) =>
+    Promise.all(ids.map((id) => h.open({ maxConcurrentTurns: 4, userTurns, ...extra }, id)));
+  const answeredOnce = (keys: string[]) =>
+    until("every turn answered", () => keys.every((t) => saysOf(h.told, t).length === 1), 20_000);
+  /** Turns a minute between the first and the last of these starts. */
+  const ratePerMinute = (at: number[]) => ((at.length - 1) * 60_000) / (Math.max(...at) - Math.min(...at));
 
-    const alice = [...started].filter(([t]) => t.startsWith("alice")).map(([, at]) => at);
-    expect(alice).toHaveLength(ALICE_TURNS);
-    // The first turn took the one token of the burst; each later one waited for the refill.
-    const spanMs = Math.max(...alice) - Math.min(...alice);
-    const perMinute = ((ALICE_TURNS - 1) * 60_000) / spanMs;
-    expect(perMinute).toBeGreaterThanOrEqual(RATE.perMinute * 0.9);
-    expect(perMinute).toBeLessThanOrEqual(RATE.perMinute * 1.1);
-    // Bob's two turns (his own bucket: one now, one 100 ms later) did not wait behind Alice's line.
-    const order = [...started.keys()];
-    expect(order.indexOf("bob 2")).toBeLessThan(order.indexOf(`alice ${ALICE_TURNS / 2}`));
-  });
-});
+  it.skipIf(!redis.ok)(
+    "starts a burst spread over 3 instances on Redis at the configured rate, and another user's turns meanwhile",
+    async () => {
+      await start({ redis: true });
+      // 600 turns a minute from a bucket of one: a turn every 100 ms once the first has started.
+      const rate = { perMinute: 600, burst: 1 };
+      const fleet: ConversationsService[] = await open(rate, ["i1", "i2", "i3"]);
+      const aliceTurns = 16;
+      const keys = Array.from({ length: aliceTurns }, (_, i) => thread(`a${i + 1}`));
+      for (const [i, key] of keys.entries())
+        await fleet[(i + 1) % 3]!.submit(inbound(key, `alice ${i + 1}`, "alice"));
+      await fleet[1]!.submit(inbound(thread("b1"), "bob 1", "bob"));
+      await fleet[2]!.submit(inbound(thread("b2"), "bob 2", "bob"));
+      await answeredOnce([...keys, thread("b1"), thread("b2")]);
 
-describe("a user's turns waiting at one instance, seen by the others' sweeps", () => {
-  let ep: ScriptedOpenAI;
-  let h: Harness;
-  afterEach(async () => {
-    await h.close();
-    await ep.close();
-  });
+      const alice = [...started].filter(([t]) => t.startsWith("alice")).map(([, at]) => at);
+      expect(alice).toHaveLength(aliceTurns);
+      // The first turn took the one token of the burst; each later one waited for the refill.
+      expect(ratePerMinute(alice)).toBeGreaterThanOrEqual(rate.perMinute * 0.9);
+      expect(ratePerMinute(alice)).toBeLessThanOrEqual(rate.perMinute * 1.1);
+      // Bob's two turns (his own bucket: one now, one 100 ms later) did not wait behind Alice's line.
+      const order = [...started.keys()];
+      expect(order.indexOf("bob 2")).toBeLessThan(order.indexOf(`alice ${aliceTurns / 2}`));
+    },
+  );
 
-  it("are started at the user's rate, not run by another instance that does not know whose they are", async () => {
-    ep = await startScriptedOpenAI();
-    const started = new Map<string, number>();
-    ep.fallback((req) => {
-      const text = lastUser(req);
-      if (!started.has(text)) started.set(text, performance.now());
-      return { text: `re: ${text}` };
-    });
-    h = await createHarness(ep);
+  it("starts turns waiting at one instance at the user's rate, not early by another that does not know whose they are", async () => {
+    await start();
     // A token every 250 ms from a bucket of one; the other two instances sweep the store often.
     const rate = { perMinute: 240, burst: 1 };
-    const first = await h.open({ maxConcurrentTurns: 4, userTurns: rate }, "i1");
-    for (const id of ["i2", "i3"]) await h.open({ maxConcurrentTurns: 4, userTurns: rate, sweepMs: 20 }, id);
-    const turns = 6;
-    for (let i = 1; i <= turns; i++) await first.submit(inbound(thread(`s${i}`), `alice ${i}`, "alice"));
-    await until(
-      "every turn answered once",
-      () =>
-        Array.from({ length: turns }, (_, i) => thread(`s${i + 1}`)).every(
-          (t) => saysOf(h.told, t).length === 1,
-        ),
-      20_000,
-    );
-    const at = [...started.values()];
-    expect(at).toHaveLength(turns);
-    const perMinute = ((turns - 1) * 60_000) / (Math.max(...at) - Math.min(...at));
-    expect(perMinute).toBeLessThanOrEqual(rate.perMinute * 1.1);
+    const [first] = await open(rate, ["i1"]);
+    await open(rate, ["i2", "i3"], { sweepMs: 20 });
+    const keys = Array.from({ length: 6 }, (_, i) => thread(`s${i + 1}`));
+    for (const [i, key] of keys.entries()) await first!.submit(inbound(key, `alice ${i + 1}`, "alice"));
+    await answeredOnce(keys);
+    expect(started.size).toBe(keys.length);
+    expect(ratePerMinute([...started.values()])).toBeLessThanOrEqual(rate.perMinute * 1.1);
     // Answered exactly once each, whoever ran them.
-    for (let i = 1; i <= turns; i++) expect(saysOf(h.told, thread(`s${i}`))).toEqual([`re: alice ${i}`]);
-  });
-});
-
-describe("a turn is charged to its requester once, whichever instance runs it", () => {
-  let ep: ScriptedOpenAI;
-  let h: Harness;
-  afterEach(async () => {
-    await h.close();
-    await ep.close();
+    for (const [i, key] of keys.entries()) expect(saysOf(h.told, key)).toEqual([`re: alice ${i + 1}`]);
   });
 
-  it("Bob's message in Alice's thread, taken in at another instance, costs Bob one token and Alice none", async () => {
-    ep = await startScriptedOpenAI();
+  it("charges Bob's message in Alice's thread, taken in at another instance, to Bob once and to Alice not at all", async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
     });
-    ep.fallback((req) => {
-      const text = lastUser(req);
-      return text === "alice in shared"
-        ? { text: `re: ${text}`, stream: { beforeDelta: () => held } }
-        : { text: `re: ${text}` };
-    });
-    h = await createHarness(ep);
+    await start({ hold: "alice in shared", held });
     // Two turns each, refilled too slowly to matter here: what is left is what was charged.
     const rate = { perMinute: 1, burst: 2 };
-    const i1 = await h.open({ maxConcurrentTurns: 4, userTurns: rate }, "i1");
-    const i2 = await h.open({ maxConcurrentTurns: 4, userTurns: rate }, "i2");
-    await i1.submit(inbound(thread("shared"), "alice in shared", "alice"));
-    await until(
-      "Alice's turn at the model",
-      () => ep.requests.some((r) => lastUser(r) === "alice in shared"),
-      10_000,
-    );
+    const [i1, i2] = await open(rate, ["i1", "i2"]);
+    await i1!.submit(inbound(thread("shared"), "alice in shared", "alice"));
+    await until("Alice's turn at the model", () => started.has("alice in shared"), 10_000);
     // i2 takes Bob's token with its try for the conversation, which i1 holds: i1 runs his turn.
-    await i2.submit(inbound(thread("shared"), "bob in shared", "bob"));
+    await i2!.submit(inbound(thread("shared"), "bob in shared", "bob"));
     release();
     await until(
       "both answered in the shared thread",
@@ -155,36 +119,15 @@ describe("a turn is charged to its requester once, whichever instance runs it", 
     expect(await left("alice")).toBeGreaterThan(0);
     expect(await left("bob")).toBeGreaterThan(0);
   });
-});
 
-describe("a user held back by their rate on several instances", () => {
-  let ep: ScriptedOpenAI;
-  let h: Harness;
-  afterEach(async () => {
-    await h.close();
-    await ep.close();
-  });
-
-  it("is told once for the whole fleet, not once per instance", async () => {
-    ep = await startScriptedOpenAI();
-    ep.fallback((req) => ({ text: `re: ${lastUser(req)}` }));
-    h = await createHarness(ep);
+  it("tells a user held back on several instances once for the whole fleet, not once per instance", async () => {
+    await start();
     // A token every 250 ms from a bucket of one: all but her first turn wait, on every instance.
-    const rate = { perMinute: 240, burst: 1 };
-    const fleet: ConversationsService[] = [];
-    for (const id of ["i1", "i2", "i3"])
-      fleet.push(await h.open({ maxConcurrentTurns: 4, userTurns: rate }, id));
-    const turns = 9;
-    for (let i = 1; i <= turns; i++)
-      await fleet[i % 3]!.submit(inbound(thread(`t${i}`), `alice ${i}`, "alice"));
-    await until(
-      "every turn answered",
-      () =>
-        Array.from({ length: turns }, (_, i) => thread(`t${i + 1}`)).every(
-          (t) => saysOf(h.told, t).length === 1,
-        ),
-      20_000,
-    );
+    const fleet = await open({ perMinute: 240, burst: 1 }, ["i1", "i2", "i3"]);
+    const keys = Array.from({ length: 9 }, (_, i) => thread(`t${i + 1}`));
+    for (const [i, key] of keys.entries())
+      await fleet[i % 3]!.submit(inbound(key, `alice ${i + 1}`, "alice"));
+    await answeredOnce(keys);
     const slowed = h.told.filter((t) => t.kind === "notice" && t.text.includes("sent me a lot at once"));
     expect(slowed).toHaveLength(1);
   });
