@@ -13,10 +13,13 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { wrote } from "../fakes/discord/fake-discord.js";
 import type { MessagePayload } from "../fakes/discord/payloads.js";
+import { captureLogs, type LogCapture } from "../ops/support/observe.js";
 import { memoryStore } from "../support/memory-store.js";
 import {
+  authorize,
   credentialsInRedis,
   followSignIn,
+  pendingVerifier,
   type SignInParts,
   signIn,
   startSignInParts,
@@ -73,7 +76,10 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
   let rig: Rig | null = null;
   let parts: SignInParts | null = null;
   let store: Store | null = null;
+  let logs: LogCapture | null = null;
   afterEach(async () => {
+    logs?.stop();
+    logs = null;
     await rig?.close();
     await parts?.close();
     await store?.close();
@@ -81,7 +87,10 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
   });
 
   it("Alice gets a DM link, signs in, her next turn has the tool with her token; Bob gets his own link", async () => {
+    // Every log line of the whole flow, at debug, as written (after redaction).
+    logs = captureLogs("debug");
     store = await memoryStore();
+    const kept = store;
     parts = await startSignInParts(store);
     const p = parts;
     rig = await startRig({ servers: { tracker: p.manifest.servers.tracker! }, oauth: p.oauth });
@@ -120,7 +129,10 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     expect(asked).toMatch(/^Sign in to `tracker` \(this link is only for you, good for 10 minutes\): http/);
     const fresh = /(http\S+)$/.exec(asked)![1]!;
     expect(fresh).not.toBe(aliceLink);
-    expect(await followSignIn(fresh)).toBe(200);
+    const back = await authorize(fresh);
+    const secrets = [back.searchParams.get("code")!, back.searchParams.get("state")!];
+    secrets.push(await pendingVerifier(kept, secrets[1]!));
+    expect((await fetch(back)).status).toBe(200);
 
     let seen = "";
     ep.script(
@@ -175,6 +187,17 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     await fake.waitForCall(wrote("Sign in again, Alice."), "alice's signed-out answer");
     await until("Alice's second link", () => dmLinks(r, fake.alice).length === 2);
     expect(dmLinks(r, fake.alice)[1]).not.toBe(aliceLink);
+
+    // No log line of all this holds her access or refresh token, the code, a state or the verifier.
+    secrets.push(tokens!.access_token, tokens!.refresh_token!);
+    for (const link of [...dmLinks(r, fake.alice), ...dmLinks(r, fake.bob)])
+      secrets.push(new URL(link).searchParams.get("state")!);
+    const written = logs.raw();
+    expect(written).toContain("tracker"); // the flow was logged at all
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(written).not.toContain(secret);
+    }
   });
 
   it("in a /neo ask turn the link is an ephemeral follow-up, not a DM", async () => {
