@@ -190,7 +190,9 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     readLog: (c) => readConversationLog(store, c),
     logLength: (c) => store.length(K.log(c)),
     async clearPending(c) {
-      await store.delete(K.pending(c));
+      // A take, not a delete: sent to the store at once (keyv's delete goes out a few ticks later),
+      // so a read of the inbox sent right after it runs after it (`drain`).
+      await store.take(K.pending(c));
     },
     async markPending(c) {
       // Its own TTL, one horizon: a marker never outlives the conversation it points to by more.

@@ -82,9 +82,9 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     await fetchInbox(t, live, journal, first);
     first = undefined;
     if (live.pending.length === 0) {
-      await journal.clearPending(t.key);
-      // A message journaled just before the clear: take it now rather than lose its marker.
-      await fetchInbox(t, live, journal);
+      // A message journaled just before the clear: take it now rather than lose its marker. Both go
+      // in one round trip; the store runs them in the order sent, so the read follows the clear.
+      await Promise.all([journal.clearPending(t.key), fetchInbox(t, live, journal)]);
       if (live.pending.length === 0 && t.unfetched.size > 0 && (await journalMissing(t, journal))) {
         await fetchInbox(t, live, journal);
       }
