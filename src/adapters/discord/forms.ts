@@ -8,7 +8,6 @@
  * the fields beyond are named in the message and take their defaults.
  * Pending questions live in this process, as the tool call waiting for them does.
  */
-import { randomUUID } from "node:crypto";
 import {
   type APIActionRowComponent,
   type APIButtonComponent,
@@ -28,7 +27,7 @@ import type {
   FormQuestion,
   PrivateLink,
 } from "../../core/tools/elicitation.js";
-import { defaultText } from "../../core/tools/elicitation.js";
+import { awaitAnswer, defaultText } from "../../core/tools/elicitation.js";
 
 const PREFIX = "neo:form:";
 export const MODAL_MAX_INPUTS = 5;
@@ -181,20 +180,13 @@ export function createDiscordFormChannel(post: FormPoster): FormChannel {
     link: (note, requester) => post(parseUserKey(requester.userKey).user, linkMessage(note)),
     ask(question, requester, signal) {
       const user = parseUserKey(requester.userKey).user;
-      const id = randomUUID();
       const fields = question.mode === "form" ? question.fields : [];
-      return new Promise<FormAnswer>((resolve, reject) => {
-        const settle = (answer: FormAnswer) => {
-          pendingForms.delete(id);
-          resolve(answer);
-        };
-        pendingForms.set(id, { user, question, fields, settle });
-        signal.addEventListener("abort", () => settle({ action: "cancel" }), { once: true });
-        post(user, formMessage(id, question)).catch((err: unknown) => {
-          pendingForms.delete(id);
-          reject(err);
-        });
-      });
+      return awaitAnswer(
+        pendingForms,
+        (settle) => ({ user, question, fields, settle }),
+        signal,
+        (id) => post(user, formMessage(id, question)),
+      );
     },
   };
 }

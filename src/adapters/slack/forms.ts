@@ -6,7 +6,6 @@
  * (`form-listener.ts`) checks the clicker is the requester and settles the pending question here.
  * Pending questions live in this process, as the tool call waiting for them does.
  */
-import { randomUUID } from "node:crypto";
 import { parseUserKey } from "../../core/keys.js";
 import type {
   FormAnswer,
@@ -15,7 +14,7 @@ import type {
   FormQuestion,
   PrivateLink,
 } from "../../core/tools/elicitation.js";
-import { defaultText } from "../../core/tools/elicitation.js";
+import { awaitAnswer, defaultText } from "../../core/tools/elicitation.js";
 import type { SlackOutbound } from "./outbound.js";
 
 export const FORM_ACTIONS = {
@@ -114,28 +113,20 @@ export function createSlackFormChannel(out: SlackOutbound, channel: string, thre
     },
     ask(question, requester, signal) {
       const user = parseUserKey(requester.userKey).user;
-      const id = randomUUID();
       const fields = question.mode === "form" ? question.fields : [];
-      return new Promise<FormAnswer>((resolve, reject) => {
-        const settle = (answer: FormAnswer) => {
-          pendingForms.delete(id);
-          resolve(answer);
-        };
-        pendingForms.set(id, { user, fields, settle });
-        signal.addEventListener("abort", () => settle({ action: "cancel" }), { once: true });
-        out
-          .ephemeral({
+      return awaitAnswer(
+        pendingForms,
+        (settle) => ({ user, fields, settle }),
+        signal,
+        (id) =>
+          out.ephemeral({
             channel,
             user,
             text: `Server "${question.server}" asks: ${question.message}`,
             blocks: formBlocks(id, question),
             ...(threadTs ? { thread_ts: threadTs } : {}),
-          })
-          .catch((err: unknown) => {
-            pendingForms.delete(id);
-            reject(err);
-          });
-      });
+          }),
+      );
     },
   };
 }

@@ -6,6 +6,7 @@
  * (`readAnswers`), so each platform's form only collects strings. URL mode is a private link.
  * Declined and cancelled questions are noted in the tool's result for the model (`noteOf`).
  */
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Speaker } from "../keys.js";
 
@@ -72,6 +73,33 @@ export const RequestedSchema = z.object({
 });
 
 /** The fields of a form-mode request's `requestedSchema`, in the schema's order. */
+/**
+ * A platform form channel's wait for the requester's answer, one path for all of them: `entry`
+ * (who may answer, and `settle`) is kept in `pending` under a fresh form id while `show(id)` puts
+ * the form in front of them. It resolves with their answer, or `cancel` when `signal` aborts (the
+ * turn stopped, the question timed out); it rejects, leaving nothing pending, when showing fails.
+ */
+export function awaitAnswer<E>(
+  pending: Map<string, E>,
+  entry: (settle: (answer: FormAnswer) => void) => E,
+  signal: AbortSignal,
+  show: (id: string) => Promise<void>,
+): Promise<FormAnswer> {
+  const id = randomUUID();
+  return new Promise<FormAnswer>((resolve, reject) => {
+    const settle = (answer: FormAnswer) => {
+      pending.delete(id);
+      resolve(answer);
+    };
+    pending.set(id, entry(settle));
+    signal.addEventListener("abort", () => settle({ action: "cancel" }), { once: true });
+    show(id).catch((err: unknown) => {
+      pending.delete(id);
+      reject(err);
+    });
+  });
+}
+
 export function formFields(schema: unknown): FormField[] {
   const s = RequestedSchema.parse(schema);
   const required = new Set(s.required ?? []);
