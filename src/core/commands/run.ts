@@ -222,7 +222,7 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       const signedIn = deps.connections ? await deps.connections.list(cortexOwner(user)) : [];
       if (deps.connections) await deps.connections.erase(user);
       return reply(
-        `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}${signedIn.length ? ` Signed them out of ${signedIn.map((s) => `\`${s}\``).join(", ")} (tokens revoked and deleted).` : ""}`,
+        `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}${signedIn.length ? ` Signed them out of ${signedIn.map((s) => `\`${s}\``).join(", ")} (tokens deleted, and revoked where the server supports that).` : ""}`,
       );
     }
     case "usage": {
@@ -341,5 +341,6 @@ async function connections(
       : "You are not signed in to any tool server.";
   if (!signedIn.includes(disconnect)) return `You are not signed in to \`${disconnect}\`.`;
   await deps.connections.disconnect(user, disconnect);
-  return `Signed out of \`${disconnect}\`: its tokens were revoked and deleted. Its tools ask you to sign in again next time.`;
+  // Revocation is best effort (the server may offer none, or refuse): say only what is sure.
+  return `Signed out of \`${disconnect}\`: your tokens are deleted here, and revoked at the server where it supports that. Its tools ask you to sign in again next time.`;
 }
