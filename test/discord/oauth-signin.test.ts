@@ -157,7 +157,11 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
 
     ep.script({
       label: "bob: not signed in",
-      expect: (q) => expect(toolNames(q).some((n) => n.startsWith("tracker__"))).toBe(false),
+      expect: (q) => {
+        expect(toolNames(q).some((n) => n.startsWith("tracker__"))).toBe(false);
+        expect(q.system).toMatch(/tracker needs Bob to sign in; a link was sent to them privately\./);
+        expect(JSON.stringify(q)).not.toContain(tokens!.access_token);
+      },
       reply: { text: "Bob, please sign in to tracker first." },
     });
     await fake.say(fake.bob, fake.channel, "who am I on the tracker?", { mentionBot: true });
