@@ -33,6 +33,8 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
   let live = await restore(t, env, snap);
   // Good for the first look at the inbox only, and only if nothing was written since it was read.
   let first: Snapshot | undefined = snap;
+  /** The conversation as read with the end of the turn that just ran: the loop's next look. */
+  let look: Snapshot | undefined;
   const cut = t.interrupted;
   t.interrupted = null;
   if (cut) {
@@ -64,10 +66,12 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
   for (;;) {
     if (env.closing() || lease.lost.aborted) return live.taken;
     if (!first) {
-      // Lengths and the unread inbox in one round trip: the view is checked and the inbox read together.
-      first = await journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined);
+      // Lengths and the unread inbox in one round trip (read with the last turn's end, if one just
+      // ran): the view is checked and the inbox read together.
+      first = look ?? (await journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined));
       live = await restore(t, env, first);
     }
+    look = undefined;
     for (const c of t.controls.splice(0)) {
       first = undefined;
       try {
@@ -96,7 +100,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     if (!t.slot?.held) return live.taken;
     // Its requester over their rate: the turn queues for a slot of its own under their name.
     if (!(await chargeTurn(t, env.tokens, live.pending[0]!.speaker.userKey))) return live.taken;
-    await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
+    look = await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
     if (t.slot.contended()) return live.taken;
   }
@@ -210,7 +214,7 @@ function tracedTurn(
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
   trace?: string,
-): Promise<void> {
+): Promise<Snapshot | undefined> {
   return inSpan(
     "invoke_agent Neo",
     turnSpan(t.key, mode, trace, mode === "new" ? opening.receivedAt : undefined),
@@ -225,7 +229,7 @@ async function runTurn(
   env: ThreadEnv,
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
-): Promise<void> {
+): Promise<Snapshot | undefined> {
   const { journal } = env;
   if (mode === "resume") await recordLostReply(t, live, env);
   // A new turn's start is logged with its first event (one write, no round trip of its own): a
@@ -317,7 +321,7 @@ async function runTurn(
   if (reason === "shutdown" || reason === "lease") {
     // Left open on purpose: the next holder resumes it. Drop our view; it may be rebuilt.
     t.live = null;
-    return;
+    return undefined;
   }
   const tail = [...takeHanded(), endEntry(status)];
   // Said and posted: if the store fails before the end marker lands, the resume must not re-post.
@@ -325,8 +329,16 @@ async function runTurn(
     t.delivered = opening.id;
     recordAnswered(opening);
   }
-  live.logLength = await journal.appendLog(t.key, tail, live.logLength);
-  t.delivered = null;
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
-  if (status === "cancelled" || status === "failed") t.live = null;
+  const rebuild = status === "cancelled" || status === "failed";
+  // The end logged and the conversation read as it then stands (the drain's next look) in one round
+  // trip: Redis runs the read after the append.
+  const [length, look] = await Promise.all([
+    journal.appendLog(t.key, tail, live.logLength),
+    journal.snapshot(t.key, !rebuild && !live.stale ? live.fetched : undefined),
+  ]);
+  live.logLength = length;
+  t.delivered = null;
+  if (rebuild) t.live = null;
+  return look;
 }
