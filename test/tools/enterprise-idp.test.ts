@@ -14,7 +14,6 @@ import { type ManifestInput, parseManifest } from "../../src/core/tools/manifest
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import type { OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
 import { credentialKey, DEPLOYMENT, type OAuthPrincipal } from "../../src/core/tools/oauth/vault.js";
-import { createServerConnection } from "../../src/core/tools/server-connection.js";
 import type { Store } from "../../src/store/types.js";
 import {
   AS_CLIENT,
@@ -25,6 +24,7 @@ import {
   startEnterpriseSetup,
 } from "../support/enterprise-idp.js";
 import { memoryStore } from "../support/memory-store.js";
+import { whoamiAs } from "./helpers.js";
 
 let ent: EnterpriseSetup;
 let store: Store;
@@ -75,36 +75,19 @@ afterAll(async () => {
 });
 
 /** Start `principal`'s connection to `docs` and call `whoami`; undefined when it cannot start. */
-async function whoami(
+function whoami(
   warnings: string[] = [],
   via: OAuthConnections = oauth,
   principal: OAuthPrincipal = DEPLOYMENT,
 ): Promise<string | undefined> {
-  const conn = createServerConnection({
-    alias: "docs",
-    spec: {
-      url: ent.mcpUrl,
-      headers: {},
-      auth: "oauth",
-      grant: "id_jag",
-      ...(principal.kind === "user" ? { scope: "user" as const } : {}),
-    },
-    env: {},
-    spawnTimeoutMs: 5_000,
-    callTimeoutMs: 5_000,
-    maxRestarts: 0,
-    onToolsChanged: () => {},
-    onWarning: (m) => warnings.push(m),
-    authProvider: via.provider(principal, "docs"),
-  });
-  await conn.start();
-  try {
-    if (conn.info().status !== "ready") return undefined;
-    const r = await conn.call("whoami", {}, "whoami");
-    return (r.content[0] as { text: string }).text;
-  } finally {
-    await conn.close();
-  }
+  const spec = {
+    url: ent.mcpUrl,
+    headers: {},
+    auth: "oauth" as const,
+    grant: "id_jag" as const,
+    ...(principal.kind === "user" ? { scope: "user" as const } : {}),
+  };
+  return whoamiAs("docs", spec, via.provider(principal, "docs"), warnings);
 }
 
 describe("enterprise-managed authorization (ID-JAG)", () => {

@@ -5,7 +5,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { ServerSpecInput } from "../../src/core/tools/manifest.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { HttpServerSpec, ServerSpecInput } from "../../src/core/tools/manifest.js";
+import { createServerConnection } from "../../src/core/tools/server-connection.js";
 import type { ToolCallContext } from "../../src/core/tools/types.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -58,4 +60,36 @@ export function testContext(signal: AbortSignal = new AbortController().signal):
 /** A manifest placeholder, `${NAME}` (built so linters do not take it for a template mistake). */
 export function ref(name: string): string {
   return ["$", "{", name, "}"].join("");
+}
+
+/**
+ * Start a connection to the remote OAuth server `spec` as `authProvider` signs it in, call its
+ * `whoami` tool and close: the tool's text, or undefined when the connection could not start (its
+ * warnings pushed to `warnings`).
+ */
+export async function whoamiAs(
+  alias: string,
+  spec: HttpServerSpec,
+  authProvider: OAuthClientProvider,
+  warnings: string[] = [],
+): Promise<string | undefined> {
+  const conn = createServerConnection({
+    alias,
+    spec,
+    env: {},
+    spawnTimeoutMs: 5_000,
+    callTimeoutMs: 5_000,
+    maxRestarts: 0,
+    onToolsChanged: () => {},
+    onWarning: (m) => warnings.push(m),
+    authProvider,
+  });
+  await conn.start();
+  try {
+    if (conn.info().status !== "ready") return undefined;
+    const r = await conn.call("whoami", {}, "whoami");
+    return (r.content[0] as { text: string }).text;
+  } finally {
+    await conn.close();
+  }
 }

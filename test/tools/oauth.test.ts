@@ -18,12 +18,12 @@ import {
   type OAuthConnections,
 } from "../../src/core/tools/oauth/sign-in.js";
 import { createOAuthVault, credentialKey, STATE_TTL_MS } from "../../src/core/tools/oauth/vault.js";
-import { createServerConnection } from "../../src/core/tools/server-connection.js";
 import { startOpsServer } from "../../src/ops/http-server.js";
 import { redactUrls } from "../../src/ops/redact.js";
 import type { Store } from "../../src/store/types.js";
 import { memoryStore } from "../support/memory-store.js";
 import { type OAuthMcpServer, startOAuthMcpServer } from "../support/oauth-mcp-server.js";
+import { whoamiAs } from "./helpers.js";
 
 const ALICE = "slack:T1:UALICE";
 const BOB = "slack:T1:UBOB";
@@ -87,26 +87,9 @@ function withParam(url: URL, name: string, value: string): URL {
   return u;
 }
 
-async function whoami(user: string, warnings: string[] = []): Promise<string | undefined> {
-  const conn = createServerConnection({
-    alias: "tracker",
-    spec: { url: mcp.url, headers: {}, auth: "oauth", scope: "user" },
-    env: {},
-    spawnTimeoutMs: 5_000,
-    callTimeoutMs: 5_000,
-    maxRestarts: 0,
-    onToolsChanged: () => {},
-    onWarning: (m) => warnings.push(m),
-    authProvider: oauth.provider({ kind: "user", user }, "tracker"),
-  });
-  await conn.start();
-  try {
-    if (conn.info().status !== "ready") return undefined;
-    const r = await conn.call("whoami", {}, "whoami");
-    return (r.content[0] as { text: string }).text;
-  } finally {
-    await conn.close();
-  }
+function whoami(user: string, warnings: string[] = []): Promise<string | undefined> {
+  const spec = { url: mcp.url, headers: {}, auth: "oauth", scope: "user" } as const;
+  return whoamiAs("tracker", spec, oauth.provider({ kind: "user", user }, "tracker"), warnings);
 }
 
 describe("OAuth sign-in to an MCP server", () => {
