@@ -67,7 +67,6 @@ export const createDiscordFleet: FleetPlatformFactory = async (spec, ledger) => 
       const before = shardsOf(i).map(identified);
       return () => shardsOf(i).every((s, j) => identified(s) > before[j]!);
     },
-    userId: (u) => users[u]!.id,
     // Neo's user key is per guild (discord:<guild>:<user>), so is the turn bucket: a person talks in
     // the channels of one guild (user u in guild u % GUILDS), all of their messages on one bucket.
     userFor(k, channel) {

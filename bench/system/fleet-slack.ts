@@ -51,7 +51,6 @@ export const createSlackFleet: FleetPlatformFactory = async (spec, ledger) => {
     healthPort: (i) => ports[i]!.http,
     // Slack reaches an instance over HTTP: serving /healthz is being connected.
     connected: () => () => true,
-    userId: (user) => users[user]!.id,
     mention(token, channel, user) {
       const ts = slack.nextTs();
       const text = `<@UNEO> ${question(token)}`;

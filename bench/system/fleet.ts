@@ -64,7 +64,10 @@ export interface FleetResult extends FleetJudgement {
   spec: FleetSpec;
   /** The measured messages (not the warm-up). */
   sent: Sent[];
-  /** Sender of each measured token. */
+  /**
+   * Sender of each measured token, as `user<index>`: the same person in every phase of a platform,
+   * whatever ids that phase's fake gave them.
+   */
   userOf: Map<string, string>;
   warmupLost: number;
   /** When the first measured message was sent (epoch ms). */
@@ -85,8 +88,6 @@ export interface FleetPlatform {
   connected(i: number): () => boolean;
   /** Send measured or warm-up mention `token` into channel `channel` from user `user` (indices). */
   mention(token: string, channel: number, user: number): Promise<unknown>;
-  /** The user id of user index `user` (a user's share is reported per id). */
-  userId(user: number): string;
   /**
    * Who sends message `k` (into channel index `channel`); unset = users rotate independently of
    * channels, so each user talks in many channels.
@@ -181,7 +182,7 @@ export async function runFleetPhase(
     const userFor =
       platform.userFor?.bind(platform) ?? ((k: number) => (k + Math.floor(k / spec.channels)) % spec.users);
     const mention = (token: string, channel: number, user: number): Promise<unknown> => {
-      userOf.set(token, platform.userId(user));
+      userOf.set(token, `user${user}`);
       return platform.mention(token, channel, user);
     };
 
