@@ -9,6 +9,7 @@ import { createAdminCheck, type IsAdmin } from "../core/access/admin.js";
 import { type AccessPolicy, createAccessPolicy } from "../core/access/policy.js";
 import type { AgentDeps } from "../core/agent/deps.js";
 import { limitsFromConfig } from "../core/agent/limits.js";
+import { signInPort } from "../core/agent/sign-in.js";
 import { createAuditLog } from "../core/approvals/audit.js";
 import { type ApprovalBroker, createApprovalBroker } from "../core/approvals/broker.js";
 import { createSpendCaps, type SpendCaps } from "../core/approvals/caps.js";
@@ -168,11 +169,7 @@ export async function createServices(cfg: Config, place: ProcessPlace): Promise<
       files,
       budget: usage.budget,
       channels,
-      signIn: oauth && {
-        unauthorized: (user) => oauth.unauthorized(user),
-        offerSignIn: (user, alias, send) => oauth.offerSignIn(user, alias, send),
-        listFor: (user, unauthorized) => tools.listFor(user, unauthorized),
-      },
+      signIn: oauth && signInPort(oauth, tools),
     },
     async close() {
       await memory.drained();

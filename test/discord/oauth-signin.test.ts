@@ -129,6 +129,7 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     expect(asked).toMatch(/^Sign in to `tracker` \(this link is only for you, good for 10 minutes\): http/);
     const fresh = /(http\S+)$/.exec(asked)![1]!;
     expect(fresh).not.toBe(aliceLink);
+    p.mcp.signedInAs.email = "alice@example.com"; // the server names her account (an id_token)
     const back = await authorize(fresh);
     const secrets = [back.searchParams.get("code")!, back.searchParams.get("state")!];
     secrets.push(await pendingVerifier(kept, secrets[1]!));
@@ -171,7 +172,7 @@ describe("Discord: signing in to a per-person OAuth MCP server from the chat", (
     expect(dmLinks(r, fake.alice)).toHaveLength(1);
 
     // /neo connections through the real slash command: Alice's sign-in listed, Bob has none.
-    expect(await command(r, fake.alice)).toContain("• `tracker`");
+    expect(await command(r, fake.alice)).toContain("• `tracker` as alice@example.com");
     expect(await command(r, fake.bob)).toBe("You are not signed in to any tool server.");
     // Disconnect: revoked at the server (RFC 7009) and deleted from the store.
     expect(await command(r, fake.alice, "disconnect", "tracker")).toContain("Signed out of `tracker`");

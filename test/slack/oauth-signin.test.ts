@@ -7,8 +7,6 @@
  * Bob's turn gets neither her token nor the tool, and he is sent his own link.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { connectionCommands } from "../../src/app/command-deps.js";
-import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { captureLogs, type LogCapture } from "../ops/support/observe.js";
@@ -23,16 +21,8 @@ import {
 } from "../support/oauth-signin.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
-import {
-  envelope,
-  ephemeralClick,
-  type Harness,
-  type HarnessOptions,
-  mention,
-  startHarness,
-  TEAM,
-  until,
-} from "./support/harness.js";
+import { envelope, ephemeralClick, type Harness, mention, TEAM, until } from "./support/harness.js";
+import { ephemeralsTo, neo, startNeo } from "./support/sign-in.js";
 
 const redis = await probeRedis();
 const THREAD = "1690000000.000777";
@@ -41,48 +31,6 @@ const BOB_THREAD = "1690000000.000778";
 const toolNames = (r: ScriptedRequest) => (r.tools ?? []).map((t) => t.function.name);
 const lastResult = (r: ScriptedRequest) =>
   String(r.messages.filter((m) => m.role === "tool").at(-1)?.content);
-
-/** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
-async function neo(h: Harness, user: string, text: string, channel = "C1"): Promise<string | undefined> {
-  const res = await h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: channel,
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
-  expect(res.status).toBe(200);
-  const reply = JSON.parse(res.body) as { response_type?: string; text?: string };
-  expect(reply.response_type).toBe("ephemeral");
-  return reply.text;
-}
-
-/** Neo over the sign-in parts: the real MCP surface with their OAuth connections, `/neo connections`, each turn's check. */
-async function startNeo(parts: SignInParts, extra: HarnessOptions = {}): Promise<Harness> {
-  const { manifest, oauth } = parts;
-  let surface: McpToolSurface | undefined;
-  return startHarness({
-    adminIds: ["UADMIN"],
-    ...extra,
-    surface: async () => {
-      surface = await createToolSurface({ manifest, oauth, resultMaxChars: 2000, callTimeoutMs: 10_000 });
-      return surface;
-    },
-    connections: connectionCommands(oauth),
-    signIn: {
-      unauthorized: (u) => oauth.unauthorized(u),
-      offerSignIn: (u, a, send) => oauth.offerSignIn(u, a, send),
-      listFor: (u, un) => surface!.listFor(u, un),
-    },
-  });
-}
 
 describe("Slack: signing in to a per-person OAuth MCP server from the chat", () => {
   let h: Harness | null = null;
@@ -174,6 +122,8 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     expect(asked).toMatch(/^Sign in to `tracker` \(this link is only for you, good for 10 minutes\): http/);
     const fresh = /(http\S+)$/.exec(asked!)![1]!.replaceAll("&amp;", "&");
     expect(new URL(fresh).searchParams.get("state")).not.toBe(new URL(url).searchParams.get("state"));
+    // The authorization server signs her in as ann@example.com and says so (an id_token).
+    mcp.signedInAs.email = "ann@example.com";
     const back = await authorize(fresh);
     const secrets = [back.searchParams.get("code")!, back.searchParams.get("state")!];
     secrets.push(await pendingVerifier(kept, secrets[1]!));
@@ -197,6 +147,12 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     );
     await ask("UANN", "and now?");
     await answered("You are signed in as Ann.");
+    // She is told privately, once, which account the sign-in connected (a link finished by
+    // someone else would show their account here).
+    const confirmed = () => ephemeralsTo(hh, "UANN").filter((t) => t.includes("Connected to tracker as"));
+    expect(confirmed()).toHaveLength(1);
+    expect(confirmed()[0]).toContain("Connected to tracker as ann@example.com.");
+    expect(ephemeralsTo(hh, "UBOB").join()).not.toContain("Connected to");
     const annTokens = await sealed.tokens({ kind: "user", user: `slack:${TEAM}:UANN` }, "tracker");
     expect(annToken).toBe(`token:${annTokens?.access_token}`);
 
@@ -218,7 +174,7 @@ describe("Slack: signing in to a per-person OAuth MCP server from the chat", () 
     expect(linkTo("UANN")).toHaveLength(1);
 
     // /neo connections: Ann's sign-in listed (Bob has none); disconnect revokes and deletes it.
-    expect(await neo(hh, "UANN", "connections")).toContain("• `tracker`");
+    expect(await neo(hh, "UANN", "connections")).toContain("• `tracker` as ann@example.com");
     expect(await neo(hh, "UBOB", "connections")).toBe("You are not signed in to any tool server.");
     expect(await neo(hh, "UANN", "connections disconnect tracker")).toContain("Signed out of `tracker`");
     expect(mcp.revoked).toContain(annTokens?.access_token);
@@ -295,6 +251,6 @@ describe.skipIf(!redis.ok)("Slack: an erased or denied person's sign-ins (Redis)
     // Dan's sign-in is untouched, and still works at the server.
     expect(await credentialsInRedis(redis.url, prefix, key("UDAN"))).toHaveLength(1);
     expect(p.mcp.revoked).not.toContain(tokens.get("UDAN")!.access_token);
-    expect(await p.oauth.connected(key("UDAN"))).toEqual(["tracker"]);
+    expect(await p.oauth.connected(key("UDAN"))).toEqual([{ server: "tracker", account: undefined }]);
   });
 });

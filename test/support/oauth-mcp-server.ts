@@ -3,7 +3,9 @@
  * (`mcpAuthRouter`, with its demo in-memory provider: dynamic registration, PKCE, an authorize
  * endpoint that approves at once and redirects) and its bearer-token guard in front of a
  * streamable HTTP MCP server whose one tool, `whoami`, answers with the token it was called with.
- * Tokens, access and refresh, can be revoked (RFC 7009 `/revoke`); `revoked` lists them.
+ * Tokens, access and refresh, can be revoked (RFC 7009 `/revoke`); `revoked` lists them. When
+ * `signedInAs.email` is set, the token response carries an OpenID Connect `id_token` naming that
+ * person (Core §3.1.3.3; unsigned, `alg: none`, as only its claims are read); else it names no one.
  */
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
@@ -28,16 +30,25 @@ export interface OAuthMcpServer {
   url: string;
   /** Tokens revoked through `/revoke`. */
   revoked: string[];
+  /** Who the authorization server signs in (the test's browser user); no one named when unset. */
+  signedInAs: { email?: string };
   close(): Promise<void>;
 }
 
 /** The SDK's demo provider, issuing refresh tokens too (it issues none) so both can be revoked. */
 class RevokingProvider extends DemoInMemoryAuthProvider {
   readonly revoked: string[] = [];
+  readonly signedInAs: { email?: string } = {};
   override async exchangeAuthorizationCode(
     ...args: Parameters<DemoInMemoryAuthProvider["exchangeAuthorizationCode"]>
   ): Promise<OAuthTokens> {
-    return { ...(await super.exchangeAuthorizationCode(...args)), refresh_token: randomUUID() };
+    const { email } = this.signedInAs;
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    return {
+      ...(await super.exchangeAuthorizationCode(...args)),
+      refresh_token: randomUUID(),
+      ...(email ? { id_token: `${b64({ alg: "none" })}.${b64({ sub: randomUUID(), email })}.` } : {}),
+    };
   }
   async revokeToken(_client: OAuthClientInformationFull, req: OAuthTokenRevocationRequest): Promise<void> {
     this.revoked.push(req.token);
@@ -76,6 +87,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   return {
     url: mcpUrl.href,
     revoked: provider.revoked,
+    signedInAs: provider.signedInAs,
     close: () => new Promise((resolve) => http.close(() => resolve())),
   };
 }

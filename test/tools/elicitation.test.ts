@@ -29,7 +29,7 @@ afterAll(async () => {
 function forms(answer: (q: FormQuestion, signal: AbortSignal) => Promise<FormAnswer>) {
   const asked: Array<{ q: FormQuestion; who: string }> = [];
   const channel: FormChannel = {
-    link: async () => {},
+    tell: async () => {},
     ask: (q, who, signal) => {
       asked.push({ q, who: who.userKey });
       return answer(q, signal);

@@ -168,11 +168,11 @@ describe("enterprise-managed authorization, each person signed in at the IdP", (
     people.complete(back.searchParams.get("state") ?? "", back.searchParams.get("code") ?? "");
   async function signIn(user: string, sub: string): Promise<void> {
     const { url } = await offer(user);
-    expect(await callback(await authorize(url!, sub))).toEqual({ ok: true, alias: "docs" });
+    expect(await callback(await authorize(url!, sub))).toEqual({ ok: true, alias: "docs", account: sub });
   }
 
   it("one IdP sign-in per person: their calls run as them, and another person gets their own link", async () => {
-    expect(await people.unauthorized(ANN)).toEqual(["docs"]);
+    expect(await people.unauthorized(ANN)).toEqual([{ alias: "docs" }]);
     const first = await offer(ANN);
     expect(first.outcome).toBe("sent");
     expect(new URL(first.url!).origin).toBe(ent.idpIssuer);
@@ -183,12 +183,14 @@ describe("enterprise-managed authorization, each person signed in at the IdP", (
     expect(await callback(await authorize(first.url!, "ann@acme.example"))).toEqual({
       ok: true,
       alias: "docs",
+      account: "ann@acme.example",
     });
     expect(await people.unauthorized(ANN)).toEqual([]);
-    expect(await people.connected(ANN)).toEqual(["docs"]);
+    // The account is the one the IdP's ID token names.
+    expect(await people.connected(ANN)).toEqual([{ server: "docs", account: "ann@acme.example" }]);
     expect(await whoami([], people, as(ANN))).toBe("sub:ann@acme.example");
 
-    expect(await people.unauthorized(BOB)).toEqual(["docs"]);
+    expect(await people.unauthorized(BOB)).toEqual([{ alias: "docs" }]);
     expect(await whoami([], people, as(BOB))).toBeUndefined();
     await signIn(BOB, "bob@acme.example");
     expect(await whoami([], people, as(BOB))).toBe("sub:bob@acme.example");
@@ -239,7 +241,7 @@ describe("enterprise-managed authorization, each person signed in at the IdP", (
     const revokedBefore = ent.revoked.length;
     await people.disconnect(GIA, "docs");
     expect(ent.revoked.length).toBe(revokedBefore + 1);
-    expect(await people.unauthorized(GIA)).toEqual(["docs"]);
+    expect(await people.unauthorized(GIA)).toEqual([{ alias: "docs" }]);
     expect(await people.connected(GIA)).toEqual([]);
     expect(await people.provider(as(GIA), "docs").tokens()).toBeUndefined();
     expect(await whoami([], people, as(GIA))).toBeUndefined();

@@ -94,20 +94,22 @@ function whoami(user: string, warnings: string[] = []): Promise<string | undefin
 
 describe("OAuth sign-in to an MCP server", () => {
   it("signs Alice in through the callback; her calls carry her token, never Bob's, and it is sealed at rest", async () => {
-    expect(await oauth.unauthorized(ALICE)).toEqual(["tracker"]);
+    expect(await oauth.unauthorized(ALICE)).toEqual([{ alias: "tracker" }]);
     const back = await authorize(await linkFor(ALICE));
     expect(back.pathname).toBe(CALLBACK_PATH);
     const done = await open(back);
     expect(done).toMatchObject({ status: 200 });
     expect(done.text).toContain("Signed in");
     expect(await oauth.unauthorized(ALICE)).toEqual([]);
-    expect(await oauth.connected(ALICE)).toEqual(["tracker"]);
+    // The demo server names no account (no id_token, no userinfo): said so, not guessed.
+    expect(done.text).toContain("the server did not say which account");
+    expect(await oauth.connected(ALICE)).toEqual([{ server: "tracker", account: undefined }]);
 
     const aliceToken = (await oauth.provider({ kind: "user", user: ALICE }, "tracker").tokens())!
       .access_token;
     expect(await whoami(ALICE)).toBe(`token:${aliceToken}`);
     // Bob has not signed in: his connection gets no token at all, so it cannot start.
-    expect(await oauth.unauthorized(BOB)).toEqual(["tracker"]);
+    expect(await oauth.unauthorized(BOB)).toEqual([{ alias: "tracker" }]);
     expect(await whoami(BOB)).toBeUndefined();
     const raw = JSON.stringify(await store.get(credentialKey({ kind: "user", user: ALICE }, "tracker")));
     expect(raw).not.toContain(aliceToken);

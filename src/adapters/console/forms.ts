@@ -19,8 +19,8 @@ function promptOf(f: FormField): string {
 
 export function createConsoleForms(ask: Ask, write: (text: string) => void): FormChannel {
   return {
-    async link(note) {
-      write(`\n${note.server}: ${note.message}\nOpen: ${note.url}\n`);
+    async tell(note) {
+      write(`\n${note.server}: ${note.message}\n${note.url ? `Open: ${note.url}\n` : ""}`);
     },
     async ask(question, _requester, signal) {
       write(`\nServer "${question.server}" asks: ${question.message}\n`);

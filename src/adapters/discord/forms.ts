@@ -25,7 +25,7 @@ import type {
   FormChannel,
   FormField,
   FormQuestion,
-  PrivateLink,
+  PrivateNote,
 } from "../../core/tools/elicitation.js";
 import { awaitAnswer, defaultText } from "../../core/tools/elicitation.js";
 
@@ -160,24 +160,26 @@ export function dmPoster(rest: REST): FormPoster {
   };
 }
 
-/** A private link: the message and a link button, nothing to answer. */
-export function linkMessage(note: PrivateLink): FormBody {
+/** A private note: the message and a link button when it has a link, nothing to answer. */
+export function noteMessage(note: PrivateNote): FormBody {
   return {
     content: `**${note.server}:** ${note.message}`.slice(0, 1900),
-    components: [
-      {
-        type: ComponentType.ActionRow,
-        components: [
-          { type: ComponentType.Button, style: ButtonStyle.Link, label: "Open the link", url: note.url },
-        ],
-      },
-    ],
+    components: note.url
+      ? [
+          {
+            type: ComponentType.ActionRow,
+            components: [
+              { type: ComponentType.Button, style: ButtonStyle.Link, label: "Open the link", url: note.url },
+            ],
+          },
+        ]
+      : [],
   };
 }
 
 export function createDiscordFormChannel(post: FormPoster): FormChannel {
   return {
-    link: (note, requester) => post(parseUserKey(requester.userKey).user, linkMessage(note)),
+    tell: (note, requester) => post(parseUserKey(requester.userKey).user, noteMessage(note)),
     ask(question, requester, signal) {
       const user = parseUserKey(requester.userKey).user;
       const fields = question.mode === "form" ? question.fields : [];

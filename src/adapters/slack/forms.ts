@@ -12,7 +12,7 @@ import type {
   FormChannel,
   FormField,
   FormQuestion,
-  PrivateLink,
+  PrivateNote,
 } from "../../core/tools/elicitation.js";
 import { awaitAnswer, defaultText } from "../../core/tools/elicitation.js";
 import type { SlackOutbound } from "./outbound.js";
@@ -92,22 +92,22 @@ export function formBlocks(id: string, q: FormQuestion): unknown[] {
   ];
 }
 
-/** A private link: the message and the link, no buttons (nothing waits for an answer). */
-export function linkBlocks(note: PrivateLink): unknown[] {
+/** A private note: the message and its link if any, no buttons (nothing waits for an answer). */
+export function noteBlocks(note: PrivateNote): unknown[] {
   return [
     { type: "section", text: { type: "mrkdwn", text: `*${note.server}:* ${note.message}`.slice(0, 3000) } },
-    { type: "section", text: { type: "mrkdwn", text: `<${note.url}|Open the link>` } },
+    ...(note.url ? [{ type: "section", text: { type: "mrkdwn", text: `<${note.url}|Open the link>` } }] : []),
   ];
 }
 
 export function createSlackFormChannel(out: SlackOutbound, channel: string, threadTs: string): FormChannel {
   return {
-    async link(note, requester) {
+    async tell(note, requester) {
       await out.ephemeral({
         channel,
         user: parseUserKey(requester.userKey).user,
-        text: `${note.server}: ${note.message} ${note.url}`,
-        blocks: linkBlocks(note),
+        text: `${note.server}: ${note.message}${note.url ? ` ${note.url}` : ""}`,
+        blocks: noteBlocks(note),
         ...(threadTs ? { thread_ts: threadTs } : {}),
       });
     },

@@ -219,7 +219,9 @@ async function runAllowed(cmd: Command, ctx: CommandContext, deps: CommandDeps):
       await deps.access.deny(user, ctx.caller);
       const revoked = await deps.approvals.revokeUser(user, ctx.caller, "Neo access withdrawn by an admin");
       // Nor does Neo keep acting as them on tool servers: their sign-ins are revoked and deleted.
-      const signedIn = deps.connections ? await deps.connections.list(cortexOwner(user)) : [];
+      const signedIn = deps.connections
+        ? (await deps.connections.list(cortexOwner(user))).map((c) => c.server)
+        : [];
       if (deps.connections) await deps.connections.erase(user);
       return reply(
         `${cmd.user} may no longer use Neo.${revoked ? ` Revoked ${revoked} pending approval(s) of theirs; nothing of them will run.` : ""}${signedIn.length ? ` Signed them out of ${signedIn.map((s) => `\`${s}\``).join(", ")} (tokens deleted, and revoked where the server supports that).` : ""}`,
@@ -335,11 +337,14 @@ async function connections(
     return signedIn.length
       ? [
           "*Your sign-ins*",
-          ...signedIn.map((s) => `• \`${s}\``),
+          ...signedIn.map(
+            (c) =>
+              `• \`${c.server}\` ${c.account ? `as ${c.account}` : "(the server did not say which account)"}`,
+          ),
           "`/neo connections disconnect <server>` signs you out of one.",
         ].join("\n")
       : "You are not signed in to any tool server.";
-  if (!signedIn.includes(disconnect)) return `You are not signed in to \`${disconnect}\`.`;
+  if (!signedIn.some((c) => c.server === disconnect)) return `You are not signed in to \`${disconnect}\`.`;
   await deps.connections.disconnect(user, disconnect);
   // Revocation is best effort (the server may offer none, or refuse): say only what is sure.
   return `Signed out of \`${disconnect}\`: your tokens are deleted here, and revoked at the server where it supports that. Its tools ask you to sign in again next time.`;

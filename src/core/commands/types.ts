@@ -159,8 +159,8 @@ export interface CommandDeps {
   /** Per-person OAuth sign-ins (`OAuthConnections`); undefined when the manifest has no such servers. */
   connections?:
     | {
-        /** The servers `user` is signed in to. */
-        list(user: UserKey): Promise<string[]>;
+        /** The servers `user` is signed in to, each with the account it connected when known. */
+        list(user: UserKey): Promise<{ server: string; account: string | undefined }[]>;
         /** Revoke (where the server supports it) and delete `user`'s tokens for `server`. */
         disconnect(user: UserKey, server: string): Promise<void>;
         /** Revoke and delete every sign-in of `user`'s person (an admin's deny). */

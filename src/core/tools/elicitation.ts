@@ -37,15 +37,18 @@ export type FormAnswer =
 /** How an adapter asks the requester; absent where no form can be shown (the server gets cancel). */
 export interface FormChannel {
   ask(question: FormQuestion, requester: Speaker, signal: AbortSignal): Promise<FormAnswer>;
-  /** A link only the requester sees, with nothing to answer (an OAuth sign-in): sent, not awaited. */
-  link(note: PrivateLink, requester: Speaker): Promise<void>;
+  /**
+   * A note only the requester sees, with nothing to answer (an OAuth sign-in link, the account a
+   * sign-in connected, a refusal): sent, not awaited.
+   */
+  tell(note: PrivateNote, requester: Speaker): Promise<void>;
 }
 
-/** A private link for the requester: who it is from, what it is for, and the URL. */
-export interface PrivateLink {
+/** A private note for the requester: which server it is about, what it says, and a link if any. */
+export interface PrivateNote {
   server: string;
   message: string;
-  url: string;
+  url?: string;
 }
 
 const Primitive = z

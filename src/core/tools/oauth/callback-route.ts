@@ -1,7 +1,8 @@
 /**
  * `GET /mcp/oauth/callback`: where an MCP server's authorization server sends the person back. The
  * flow is finished only by a known, unused, unexpired `state`, with the code issued for that flow
- * (its PKCE verifier); anything else gets a plain refusal page and nothing is stored. The URL's
+ * (its PKCE verifier); anything else gets a plain refusal page and nothing is stored. The page
+ * names the account connected (`account.ts`), as the chat's confirmation does. The URL's
  * code and state are never logged (`redact.ts`).
  */
 import type { OpsRoute } from "../../../ops/health.js";
@@ -35,7 +36,13 @@ export function oauthCallbackRoute(oauth: Pick<OAuthConnections, "complete">): O
       void finish.then(
         (r) =>
           r.ok
-            ? send(200, page("Signed in", `Neo can now use "${r.alias}" for you. You can close this page.`))
+            ? send(
+                200,
+                page(
+                  "Signed in",
+                  `Neo can now use "${r.alias}" for you ${r.account ? `as ${r.account}` : "(the server did not say which account)"}. Neo confirms it in the chat; you can close this page.`,
+                ),
+              )
             : send(400, page("Sign-in refused", r.reason)),
         () =>
           send(500, page("Sign-in failed", "Something went wrong on Neo's side. Ask Neo for a new link.")),

@@ -15,6 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { z } from "zod";
 import type { EnterpriseIdp } from "../manifest.js";
+import { jwtClaims } from "./account.js";
 import { idTokenFromFile } from "./id-jag.js";
 import { EnterpriseIdpError, idpMetadata, postAsClient, postToIdp } from "./idp.js";
 import type { OAuthPrincipal, OAuthVault } from "./vault.js";
@@ -53,14 +54,9 @@ export interface IdpSessionOptions {
 }
 
 function expiresAt(idToken: string): number | undefined {
-  try {
-    const claims = idClaims.safeParse(
-      JSON.parse(Buffer.from(idToken.split(".")[1] ?? "", "base64url").toString()),
-    );
-    return claims.success ? claims.data.exp * 1000 : undefined;
-  } catch {
-    return undefined; // not a readable JWT: the IdP judges it at the exchange
-  }
+  // Not a readable JWT: the IdP judges it at the exchange.
+  const claims = idClaims.safeParse(jwtClaims(idToken));
+  return claims.success ? claims.data.exp * 1000 : undefined;
 }
 
 export function createIdpSessions(o: IdpSessionOptions): IdpSessions {

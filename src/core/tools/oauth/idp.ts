@@ -19,9 +19,12 @@ export type IdpMetadata = z.infer<typeof metadataSchema>;
 const errorResponse = z.object({ error: z.string(), error_description: z.string().optional() });
 
 export class EnterpriseIdpError extends Error {
-  constructor(message: string) {
+  /** The IdP's OAuth error code (RFC 6749 §5.2) when it answered with one: safe to show the person. */
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
     super(`enterprise IdP: ${message}`);
     this.name = "EnterpriseIdpError";
+    this.code = code;
   }
 }
 
@@ -63,5 +66,5 @@ export async function postAsClient(
   const why = err.success
     ? `${err.data.error}${err.data.error_description ? `: ${err.data.error_description.slice(0, 200)}` : ""}`
     : `HTTP ${res.status}`;
-  throw new EnterpriseIdpError(`refused ${what} (${why})`);
+  throw new EnterpriseIdpError(`refused ${what} (${why})`, err.success ? err.data.error : undefined);
 }

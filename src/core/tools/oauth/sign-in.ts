@@ -5,16 +5,14 @@
  * A per-person `id_jag` server's sign-in is the person's one sign-in at the enterprise IdP
  * (`idp-session.ts`), shared by every such server: one link, one disconnect.
  */
-import {
-  auth,
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  type OAuthClientProvider,
-} from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { UserKey } from "../../keys.js";
 import type { OAuthSettings } from "../manifest.js";
+import { accountOf } from "./account.js";
+import { EnterpriseIdpError } from "./idp.js";
 import { createIdpSessions, IDP_ALIAS } from "./idp-session.js";
 import { createOAuthProvider } from "./provider.js";
+import { revokeAtServer } from "./revoke.js";
 import { DEPLOYMENT, type OAuthPrincipal, type OAuthVault, principalId } from "./vault.js";
 
 export const CALLBACK_PATH = "/mcp/oauth/callback";
@@ -29,7 +27,29 @@ export interface OAuthServer {
 /** What `offerSignIn` did: sent a link, found one sent earlier still good, could not send, or found tokens. */
 export type SignInOffer = "sent" | "sent-earlier" | "not-sent" | "signed-in";
 
-export type CallbackOutcome = { ok: true; alias: string } | { ok: false; reason: string };
+/** `account`: who the sign-in connected, as the server or IdP named them (`account.ts`). */
+export type CallbackOutcome =
+  | { ok: true; alias: string; account: string | undefined }
+  | { ok: false; reason: string };
+
+/**
+ * A per-person server a turn leaves out: not signed in, or (an `id_jag` server) the company's IdP
+ * refused the person access to it, `refused` being its OAuth error code (RFC 6749 §5.2).
+ */
+export interface LeftOut {
+  alias: string;
+  refused?: string;
+}
+
+/** A person's sign-in: the server, and the account it connected when the server or IdP named it. */
+export interface Connection {
+  server: string;
+  account: string | undefined;
+}
+
+/** An OAuth error code as RFC 6749 §5.2 allows it (printable ASCII, no `"` or `\`), else a stand-in. */
+const oauthCode = (code: string | undefined) =>
+  code && /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(code) ? code : "refused";
 
 export interface OAuthConnections {
   /** The provider a server's transport authenticates with, for `principal`. */
@@ -48,9 +68,19 @@ export interface OAuthConnections {
   signInLink(user: UserKey, alias: string): Promise<string | "signed-in" | undefined>;
   /** The redirect came back: finish the flow `state` names, once. Nothing is stored when refused. */
   complete(state: string, code: string): Promise<CallbackOutcome>;
-  /** The per-person OAuth servers `user` has not signed in to: a turn leaves their tools out. */
-  unauthorized(user: UserKey): Promise<string[]>;
-  connected(user: UserKey): Promise<string[]>;
+  /**
+   * The per-person OAuth servers whose tools `user`'s turn leaves out. An `id_jag` server's token is
+   * asked for here when the person is signed in at the IdP, so its policy's refusal is known.
+   */
+  unauthorized(user: UserKey): Promise<LeftOut[]>;
+  /**
+   * Tell `user` through `send` that the IdP refused them `alias` with `code`, unless they were told
+   * of that refusal already (once, not every turn); true when told.
+   */
+  tellRefused(user: UserKey, alias: string, code: string, send: () => Promise<boolean>): Promise<boolean>;
+  /** The sign-ins `user` finished since their last turn, each handed out once, to confirm to them. */
+  takeFinished(user: UserKey): Promise<Connection[]>;
+  connected(user: UserKey): Promise<Connection[]>;
   disconnect(user: UserKey | undefined, alias: string): Promise<void>;
   eraseTokens(user: UserKey): Promise<void>;
   /** Whether `alias` is an OAuth server signed in per person. */
@@ -99,30 +129,8 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
 
   async function revoke(principal: OAuthPrincipal, alias: string): Promise<void> {
     const tokens = await o.vault.tokens(principal, alias);
-    if (!tokens) return;
-    const { url } = server(alias);
-    try {
-      const prm = await discoverOAuthProtectedResourceMetadata(url).catch(() => undefined);
-      const issuer = prm?.authorization_servers?.[0] ?? new URL("/", url).href;
-      const meta = await discoverAuthorizationServerMetadata(issuer);
-      const endpoint = meta && "revocation_endpoint" in meta ? meta.revocation_endpoint : undefined;
-      if (!endpoint) return;
-      const client = await provider(principal, alias).clientInformation();
-      for (const [token, hint] of [
-        [tokens.refresh_token, "refresh_token"],
-        [tokens.access_token, "access_token"],
-      ] as const) {
-        if (!token) continue;
-        const body = new URLSearchParams({ token, token_type_hint: hint });
-        const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-        if (client?.client_secret)
-          headers.authorization = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString("base64")}`;
-        else if (client) body.set("client_id", client.client_id);
-        await fetch(endpoint, { method: "POST", headers, body });
-      }
-    } catch {
-      // Revocation is best effort (RFC 7009 lets a server refuse); the tokens are deleted regardless.
-    }
+    if (tokens)
+      await revokeAtServer(server(alias).url, tokens, () => provider(principal, alias).clientInformation());
   }
 
   async function disconnectPrincipal(principal: OAuthPrincipal, alias: string): Promise<void> {
@@ -134,6 +142,38 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
   async function signOutOfIdp(principal: OAuthPrincipal): Promise<void> {
     for (const alias of viaIdp) await disconnectPrincipal(principal, alias);
     await sessions?.signOut(principal);
+  }
+
+  /**
+   * A sign-in of `principal` to `alias` (`IDP_ALIAS`: at the IdP) finished: the account it
+   * connected, kept with the tokens and noted for the person's next turn to confirm.
+   */
+  async function finished(principal: OAuthPrincipal, alias: string): Promise<string | undefined> {
+    const tokens = await o.vault.tokens(principal, alias);
+    const metadata = (await o.vault.discovery(principal, alias))?.authorizationServerMetadata;
+    const account = tokens ? await accountOf({ ...tokens }, metadata) : undefined;
+    if (account) await o.vault.saveAccount(principal, alias, account);
+    if (principal.kind === "user") await o.vault.addConnectedNote(principal, { alias, account });
+    return account;
+  }
+
+  /**
+   * `principal` has no token for the `id_jag` server `alias`: ask for one now (ID-JAG, then the
+   * server's token). Left out when they are not signed in at the IdP, or its policy refuses them
+   * this server; a failure of the server itself is for its connection to report.
+   */
+  async function tokenViaIdp(principal: OAuthPrincipal, alias: string): Promise<LeftOut | undefined> {
+    if (!sessions || !(await sessions.signedIn(principal))) return { alias };
+    try {
+      await auth(provider(principal, alias), { serverUrl: server(alias).url });
+      await o.vault.clearRefusal(principal, alias);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof EnterpriseIdpError)) return undefined;
+      // The IdP sign-in ended (expired, not renewable): the person signs in again.
+      if (!(await sessions.signedIn(principal))) return { alias };
+      return err.code ? { alias, refused: oauthCode(err.code) } : undefined;
+    }
   }
 
   /** Offer `principal` the IdP sign-in: one link for every `viaIdp` server. */
@@ -206,42 +246,60 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
         pending.principalId === principalId(DEPLOYMENT)
           ? DEPLOYMENT
           : { kind: "user", user: pending.principalId };
-      if (pending.alias === IDP_ALIAS && sessions)
-        return sessions.complete(principal, code, pending.verifier).then(
-          () => ({ ok: true as const, alias: viaIdp.join(", ") }),
-          () => ({
-            ok: false as const,
-            reason: "Your company's sign-in refused this. Ask Neo for a new link.",
-          }),
-        );
+      if (pending.alias === IDP_ALIAS && sessions) {
+        try {
+          await sessions.complete(principal, code, pending.verifier);
+        } catch {
+          return { ok: false, reason: "Your company's sign-in refused this. Ask Neo for a new link." };
+        }
+        return { ok: true, alias: viaIdp.join(", "), account: await finished(principal, IDP_ALIAS) };
+      }
       try {
         const p = provider(principal, pending.alias, undefined, pending.verifier);
         const result = await auth(p, { serverUrl: server(pending.alias).url, authorizationCode: code });
         if (result !== "AUTHORIZED") return { ok: false, reason: "The server did not sign you in." };
-        return { ok: true, alias: pending.alias };
       } catch {
         // The code was not issued for this flow (another person's, or reused): the exchange fails.
         return { ok: false, reason: "The server refused this sign-in. Ask Neo for a new link." };
       }
+      return { ok: true, alias: pending.alias, account: await finished(principal, pending.alias) };
     },
     async unauthorized(user) {
       const principal: OAuthPrincipal = { kind: "user", user };
-      const out: string[] = [];
-      const idpSignedIn = (await sessions?.signedIn(principal)) === true;
-      for (const [alias, s] of o.servers)
-        if (
-          s.perUser &&
-          !(await o.vault.tokens(principal, alias)) &&
-          !(viaIdp.includes(alias) && idpSignedIn)
-        )
-          out.push(alias);
+      const out: LeftOut[] = [];
+      for (const [alias, s] of o.servers) {
+        if (!s.perUser || (await o.vault.tokens(principal, alias))) continue;
+        const left = viaIdp.includes(alias) ? await tokenViaIdp(principal, alias) : { alias };
+        if (left) out.push(left);
+      }
       return out;
+    },
+    async tellRefused(user, alias, code, send) {
+      const principal = principalOf(alias, user);
+      if (!(await o.vault.noteRefusal(principal, alias, code))) return false;
+      if (await send()) return true;
+      await o.vault.clearRefusal(principal, alias); // not told after all: the next turn tries again
+      return false;
+    },
+    async takeFinished(user) {
+      const notes = await o.vault.takeConnectedNotes({ kind: "user", user });
+      return notes.map((n) => ({
+        server: n.alias === IDP_ALIAS ? viaIdp.join(", ") : n.alias,
+        account: n.account,
+      }));
     },
     async connected(user) {
       const principal: OAuthPrincipal = { kind: "user", user };
-      const held = (await o.vault.connected(principal)).filter((a) => a !== IDP_ALIAS);
-      const idpSignedIn = (await sessions?.signedIn(principal)) === true;
-      return [...new Set([...held, ...(idpSignedIn ? viaIdp : [])])].sort();
+      // An id_jag server's account is the person's at the IdP: one sign-in serves them all.
+      const held = (await o.vault.connected(principal)).filter((a) => a !== IDP_ALIAS && !viaIdp.includes(a));
+      const out = await Promise.all(
+        held.map(async (server) => ({ server, account: await o.vault.account(principal, server) })),
+      );
+      if (sessions && (await sessions.signedIn(principal))) {
+        const account = await o.vault.account(principal, IDP_ALIAS);
+        for (const server of viaIdp) out.push({ server, account });
+      }
+      return out.sort((a, b) => (a.server < b.server ? -1 : 1));
     },
     disconnect: (user, alias) =>
       viaIdp.includes(alias)

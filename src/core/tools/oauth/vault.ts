@@ -8,6 +8,7 @@ import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { z } from "zod";
 import type { Store } from "../../../store/types.js";
+import { updateAtomically } from "../../../store/update.js";
 import { cortexOwner, hashTag, type UserKey } from "../../keys.js";
 import { open, type SealKey, seal } from "./seal.js";
 
@@ -30,10 +31,18 @@ export function credentialKey(p: OAuthPrincipal, alias: string): string {
 export const stateKey = (state: string) => `${PREFIX}:state:${hashTag(state)}`;
 /** A sign-in link sent to a principal for a server and not used yet (`claimOffer`). */
 const offerKey = (id: string, alias: string) => `${PREFIX}:offer:${hashTag(id)}:${alias}`;
+/** The refusal a principal was last told of for a server (`noteRefusal`). */
+const refusalKey = (id: string, alias: string) => `${PREFIX}:refused:${hashTag(id)}:${alias}`;
+/** Sign-ins finished since the principal's last turn, to confirm to them there (`takeConnectedNotes`). */
+const connectedKey = (id: string) => `${PREFIX}:connected:${hashTag(id)}`;
 
-/** Sealed tokens and client; `discovery` (public metadata) is what the redirect's callback reuses. */
+/**
+ * Sealed tokens, client and account (who the sign-in connected, as the server or IdP named them);
+ * `discovery` (public metadata) is what the redirect's callback reuses.
+ */
 const sealedRecord = z.object({
   tokens: z.string().optional(),
+  account: z.string().optional(),
   client: z.string().optional(),
   discovery: z.record(z.string(), z.unknown()).optional(),
 });
@@ -44,17 +53,29 @@ const pendingSchema = z.object({
   expiresAt: z.number(),
 });
 const offerSchema = z.object({ expiresAt: z.number() });
+const refusalSchema = z.object({ code: z.string() });
+/** A finished sign-in: the server and the account it connected (undefined when nothing named it). */
+export interface ConnectedNote {
+  alias: string;
+  account: string | undefined;
+}
+const connectedNotes = z.array(z.object({ alias: z.string(), account: z.string().optional() }));
+/** How long an unconfirmed sign-in waits for the person's next turn. */
+const CONNECTED_NOTE_TTL_MS = 7 * 24 * 3600_000;
 export type PendingSignIn = { principalId: string; alias: string; verifier: string };
 
 export interface OAuthVault {
   tokens(p: OAuthPrincipal, alias: string): Promise<OAuthTokens | undefined>;
   saveTokens(p: OAuthPrincipal, alias: string, tokens: OAuthTokens): Promise<void>;
+  /** The account the sign-in to `alias` connected, when the server or IdP named it. */
+  account(p: OAuthPrincipal, alias: string): Promise<string | undefined>;
+  saveAccount(p: OAuthPrincipal, alias: string, account: string): Promise<void>;
   client(p: OAuthPrincipal, alias: string): Promise<OAuthClientInformationMixed | undefined>;
   saveClient(p: OAuthPrincipal, alias: string, info: OAuthClientInformationMixed): Promise<void>;
   /** Where the server's metadata was found, kept so the callback's token exchange finds it again. */
   discovery(p: OAuthPrincipal, alias: string): Promise<OAuthDiscoveryState | undefined>;
   saveDiscovery(p: OAuthPrincipal, alias: string, state: OAuthDiscoveryState): Promise<void>;
-  /** Forget the tokens, the registration, the discovered metadata, or all. */
+  /** Forget the tokens (and the account they are for), the registration, the discovered metadata, or all. */
   clear(p: OAuthPrincipal, alias: string, what: "tokens" | "client" | "discovery" | "all"): Promise<void>;
   /** Aliases `p` holds tokens for. */
   connected(p: OAuthPrincipal): Promise<string[]>;
@@ -70,6 +91,17 @@ export interface OAuthVault {
   claimOffer(p: OAuthPrincipal, alias: string): Promise<boolean>;
   /** The link was not sent after all (or is void): the next turn may send one. */
   releaseOffer(p: OAuthPrincipal, alias: string): Promise<void>;
+  /**
+   * Record that `alias` refused `p` with `code`: true when this is news to tell them (no refusal,
+   * or another code, recorded before), false when they were told already. Atomic like `claimOffer`.
+   */
+  noteRefusal(p: OAuthPrincipal, alias: string, code: string): Promise<boolean>;
+  /** Access came back (or the sign-in went): a later refusal is news again. */
+  clearRefusal(p: OAuthPrincipal, alias: string): Promise<void>;
+  /** A sign-in of `p` finished: confirm it at their next turn. */
+  addConnectedNote(p: OAuthPrincipal, note: ConnectedNote): Promise<void>;
+  /** The sign-ins finished since `p`'s last turn, removed (each confirmed once). */
+  takeConnectedNotes(p: OAuthPrincipal): Promise<ConnectedNote[]>;
 }
 
 export function createOAuthVault(store: Store, key: SealKey, now: () => number = Date.now): OAuthVault {
@@ -88,6 +120,13 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
     async saveTokens(p, alias, tokens) {
       await write(p, alias, { ...(await read(p, alias)), tokens: seal(key, JSON.stringify(tokens)) });
     },
+    async account(p, alias) {
+      const a = (await read(p, alias)).account;
+      return a ? open(key, a) : undefined;
+    },
+    async saveAccount(p, alias, account) {
+      await write(p, alias, { ...(await read(p, alias)), account: seal(key, account) });
+    },
     async client(p, alias) {
       const c = (await read(p, alias)).client;
       return c ? (JSON.parse(open(key, c)) as OAuthClientInformationMixed) : undefined;
@@ -102,10 +141,16 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
       await write(p, alias, { ...(await read(p, alias)), discovery: { ...state } });
     },
     async clear(p, alias, what) {
-      if (what === "all") await store.delete(offerKey(principalId(p), alias));
+      if (what === "all") {
+        await store.delete(offerKey(principalId(p), alias));
+        await store.delete(refusalKey(principalId(p), alias));
+        await store.delete(connectedKey(principalId(p)));
+      }
       const rec = await read(p, alias);
+      const tokensGo = what === "tokens" || what === "all";
       await write(p, alias, {
-        tokens: what === "tokens" || what === "all" ? undefined : rec.tokens,
+        tokens: tokensGo ? undefined : rec.tokens,
+        account: tokensGo ? undefined : rec.account,
         client: what === "client" || what === "all" ? undefined : rec.client,
         discovery: what === "discovery" || what === "all" ? undefined : rec.discovery,
       });
@@ -151,6 +196,36 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
     },
     async releaseOffer(p, alias) {
       await store.delete(offerKey(principalId(p), alias));
+    },
+    async noteRefusal(p, alias, code) {
+      const k = refusalKey(principalId(p), alias);
+      const held = await store.get(k);
+      const told = refusalSchema.safeParse(held);
+      if (told.success && told.data.code === code) return false;
+      return store.compareAndSet(k, held, { code });
+    },
+    async clearRefusal(p, alias) {
+      await store.delete(refusalKey(principalId(p), alias));
+    },
+    async addConnectedNote(p, note) {
+      // Two sign-ins finishing at once: neither note is lost.
+      await updateAtomically<unknown, void>(
+        store,
+        connectedKey(principalId(p)),
+        (held) => {
+          const notes = connectedNotes.safeParse(held);
+          const kept = (notes.success ? notes.data : []).filter((n) => n.alias !== note.alias);
+          return {
+            next: [...kept, { alias: note.alias, ...(note.account ? { account: note.account } : {}) }],
+            result: undefined,
+          };
+        },
+        { ttlMs: CONNECTED_NOTE_TTL_MS },
+      );
+    },
+    async takeConnectedNotes(p) {
+      const notes = connectedNotes.safeParse(await store.take(connectedKey(principalId(p))));
+      return notes.success ? notes.data.map((n) => ({ alias: n.alias, account: n.account })) : [];
     },
   };
 }

@@ -1,0 +1,75 @@
+/**
+ * Neo on Slack with per-person OAuth servers, for the chat sign-in tests: the real MCP surface over
+ * a manifest and its OAuth connections, `/neo connections`, each turn's sign-in check; and `/neo`
+ * as Slack sends it.
+ */
+import { expect } from "vitest";
+import { connectionCommands } from "../../../src/app/command-deps.js";
+import { signInPort } from "../../../src/core/agent/sign-in.js";
+import type { Manifest } from "../../../src/core/tools/manifest.js";
+import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
+import { createToolSurface, type McpToolSurface } from "../../../src/core/tools/surface.js";
+import { type Harness, type HarnessOptions, startHarness, TEAM } from "./harness.js";
+
+/** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
+export async function neo(
+  h: Harness,
+  user: string,
+  text: string,
+  channel = "C1",
+): Promise<string | undefined> {
+  const res = await h.slack.command({
+    command: "/neo",
+    text,
+    team_id: TEAM,
+    team_domain: "fake",
+    channel_id: channel,
+    channel_name: "general",
+    user_id: user,
+    user_name: user.toLowerCase(),
+    api_app_id: "A1",
+    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
+    trigger_id: "1.2.3",
+    token: "legacy",
+  });
+  expect(res.status).toBe(200);
+  const reply = JSON.parse(res.body) as { response_type?: string; text?: string };
+  expect(reply.response_type).toBe("ephemeral");
+  return reply.text;
+}
+
+/** Neo over `manifest`'s servers signed in through `oauth`, their placeholders filled from `env`. */
+export async function startNeo(
+  {
+    manifest,
+    oauth,
+    env = {},
+  }: { manifest: Manifest; oauth: OAuthConnections; env?: Record<string, string> },
+  extra: HarnessOptions = {},
+): Promise<Harness> {
+  let surface: McpToolSurface | undefined;
+  return startHarness({
+    adminIds: ["UADMIN"],
+    ...extra,
+    surface: async () => {
+      surface = await createToolSurface({
+        manifest,
+        oauth,
+        env,
+        resultMaxChars: 2000,
+        callTimeoutMs: 10_000,
+      });
+      return surface;
+    },
+    connections: connectionCommands(oauth),
+    signIn: signInPort(oauth, { listFor: (u, un) => surface!.listFor(u, un) }),
+  });
+}
+
+/** The texts of the ephemerals `user` was sent (a note's blocks, a link's URL included). */
+export function ephemeralsTo(h: Harness, user: string): string[] {
+  return h.fake
+    .callsTo("chat.postEphemeral")
+    .filter((c) => c.args.user === user)
+    .map((c) => JSON.stringify(c.args.blocks ?? c.args.text));
+}
