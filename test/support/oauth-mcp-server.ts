@@ -4,8 +4,10 @@
  * endpoint that approves at once and redirects) and its bearer-token guard in front of a
  * streamable HTTP MCP server whose one tool, `whoami`, answers with the token it was called with.
  * Tokens, access and refresh, can be revoked (RFC 7009 `/revoke`); `revoked` lists them. When
- * `signedInAs.email` is set, the token response carries an OpenID Connect `id_token` naming that
- * person (Core §3.1.3.3; unsigned, `alg: none`, as only its claims are read); else it names no one.
+ * `signedInAs.email` is set, the server names that person: by default in an OpenID Connect
+ * `id_token` in the token response (Core §3.1.3.3; unsigned, `alg: none`, as only its claims are
+ * read), with `via: "userinfo"` at a `userinfo_endpoint` its metadata lists (Core §5.3, Discovery
+ * §3) instead; else it names no one.
  */
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
@@ -31,23 +33,30 @@ export interface OAuthMcpServer {
   /** Tokens revoked through `/revoke`. */
   revoked: string[];
   /** Who the authorization server signs in (the test's browser user); no one named when unset. */
-  signedInAs: { email?: string };
+  signedInAs: SignedInAs;
   close(): Promise<void>;
+}
+
+export interface SignedInAs {
+  email?: string;
+  via?: "id_token" | "userinfo";
 }
 
 /** The SDK's demo provider, issuing refresh tokens too (it issues none) so both can be revoked. */
 class RevokingProvider extends DemoInMemoryAuthProvider {
   readonly revoked: string[] = [];
-  readonly signedInAs: { email?: string } = {};
+  readonly signedInAs: SignedInAs = {};
   override async exchangeAuthorizationCode(
     ...args: Parameters<DemoInMemoryAuthProvider["exchangeAuthorizationCode"]>
   ): Promise<OAuthTokens> {
-    const { email } = this.signedInAs;
+    const { email, via } = this.signedInAs;
     const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
     return {
       ...(await super.exchangeAuthorizationCode(...args)),
       refresh_token: randomUUID(),
-      ...(email ? { id_token: `${b64({ alg: "none" })}.${b64({ sub: randomUUID(), email })}.` } : {}),
+      ...(email && via !== "userinfo"
+        ? { id_token: `${b64({ alg: "none" })}.${b64({ sub: randomUUID(), email })}.` }
+        : {}),
     };
   }
   async revokeToken(_client: OAuthClientInformationFull, req: OAuthTokenRevocationRequest): Promise<void> {
@@ -67,6 +76,23 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   const base = new URL(`http://localhost:${(http.address() as AddressInfo).port}`);
   const mcpUrl = new URL("/mcp", base);
   const provider = new RevokingProvider();
+  // The SDK's router writes the metadata; a userinfo endpoint is added to it when asked for.
+  app.get("/.well-known/oauth-authorization-server", (_req, res, next) => {
+    if (provider.signedInAs.via === "userinfo") {
+      const json = res.json.bind(res);
+      res.json = (body: object) => json({ ...body, userinfo_endpoint: new URL("/userinfo", base).href });
+    }
+    next();
+  });
+  app.get("/userinfo", async (req, res) => {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    const ok = await provider.verifyAccessToken(token).then(
+      () => true,
+      () => false,
+    );
+    if (!ok) return void res.status(401).json({ error: "invalid_token" });
+    res.json({ sub: "user-1", email: provider.signedInAs.email });
+  });
   app.use(
     mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }),
   );

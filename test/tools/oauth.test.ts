@@ -115,6 +115,32 @@ describe("OAuth sign-in to an MCP server", () => {
     expect(raw).not.toContain(aliceToken);
   });
 
+  it("names the account a sign-in connected, from the userinfo endpoint or an id_token, as plain text", async () => {
+    const signInAs = async (user: string, email: string, via: "id_token" | "userinfo") => {
+      mcp.signedInAs.email = email;
+      mcp.signedInAs.via = via;
+      try {
+        return await open(await authorize(await linkFor(user)));
+      } finally {
+        mcp.signedInAs.email = undefined;
+        mcp.signedInAs.via = undefined;
+      }
+    };
+    const jun = "slack:T1:UJUN";
+    expect((await signInAs(jun, "jun@example.com", "userinfo")).text).toContain("for you as jun@example.com");
+    expect(await oauth.connected(jun)).toEqual([{ server: "tracker", account: "jun@example.com" }]);
+    // Confirmed once, at his next turn.
+    expect(await oauth.takeFinished(jun)).toEqual([{ server: "tracker", account: "jun@example.com" }]);
+    expect(await oauth.takeFinished(jun)).toEqual([]);
+
+    // A name that tries to be a mention or a link in the chat loses its markup.
+    const ivo = "slack:T1:UIVO";
+    await signInAs(ivo, "<!channel> <https://evil.example|ivo>`x`", "id_token");
+    const [named] = await oauth.connected(ivo);
+    expect(named?.account).toBe("!channel https://evil.exampleivox");
+    expect(named?.account).not.toMatch(/[<>`|]/);
+  });
+
   it("refuses a replayed, a made-up and an expired state, storing nothing", async () => {
     const carol = "slack:T1:UCAROL";
     const back = await authorize(await linkFor(carol));
