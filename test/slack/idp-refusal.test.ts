@@ -114,15 +114,24 @@ describe("Slack: the company's IdP refuses one person a per-person id_jag server
     expect(ephemeralsTo(hh, "UANN").join()).not.toContain("Open the link");
     expect(await neo(hh, "UANN", "connections")).toContain("• `docs` as ann@acme.example");
 
-    // The next turn: the model is told again, Ann is not (once, not every turn).
-    hh.ep.script({
-      label: "ann: refused again",
-      expect: (r) => {
-        expect(toolNames(r).some((n) => n.startsWith("docs__"))).toBe(false);
-        expect(r.system).toContain(`${refusedLine}.`);
+    // The next turn: the model is told again, Ann is not (once, not every turn). A call to the
+    // left-out tool anyway is refused in-band.
+    hh.ep.script(
+      {
+        label: "ann: refused again",
+        expect: (r) => {
+          expect(toolNames(r).some((n) => n.startsWith("docs__"))).toBe(false);
+          expect(r.system).toContain(`${refusedLine}.`);
+        },
+        reply: { toolCalls: [{ name: "docs__whoami", arguments: {} }] },
       },
-      reply: { text: "Still no docs for you." },
-    });
+      {
+        label: "ann: the call refused",
+        expect: (r) =>
+          expect(lastResult(r)).toContain("is not available to this person now: see the note on docs"),
+        reply: { text: "Still no docs for you." },
+      },
+    );
     await ask("and now?");
     await answered("Still no docs for you.");
     expect(refusals()).toHaveLength(1);

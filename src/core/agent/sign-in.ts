@@ -56,7 +56,10 @@ export function withoutServers(surface: ToolSurface, aliases: readonly string[])
     dispatch: (name, args, ctx) => {
       const alias = serverOf(name);
       return alias
-        ? Promise.resolve({ content: `Tool ${name} needs a sign-in to ${alias} first.`, isError: true })
+        ? Promise.resolve({
+            content: `Tool ${name} is not available to this person now: see the note on ${alias}.`,
+            isError: true,
+          })
         : surface.dispatch(name, args, ctx);
     },
   };
