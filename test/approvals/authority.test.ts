@@ -7,7 +7,7 @@
  *   approval as cancelled by her, with the reason, not as her decision.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { click, envelope, mention, TEAM, userTs } from "../slack/support/harness.js";
+import { click, envelope, mention, slashCommand, TEAM, userTs } from "../slack/support/harness.js";
 import {
   blockText,
   hasButtons,
@@ -18,20 +18,7 @@ import {
 } from "./support/slack-wallet.js";
 
 function neo(h: SlackWallet, user: string, text: string) {
-  return h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: "C5",
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
+  return h.slack.command(slashCommand(h.fake.baseUrl, user, text, "C5"));
 }
 const replyText = (r: { body: string }) => String((JSON.parse(r.body) as { text?: string }).text);
 

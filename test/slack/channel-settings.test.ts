@@ -6,23 +6,19 @@
  * (https://api.slack.com/events/message.channels: type, channel, user, text, ts, channel_type).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { envelope, type Harness, mention, startHarness, TEAM, until, userTs } from "./support/harness.js";
+import {
+  envelope,
+  type Harness,
+  mention,
+  slashCommand,
+  startHarness,
+  TEAM,
+  until,
+  userTs,
+} from "./support/harness.js";
 
 async function neo(h: Harness, user: string, text: string, channel = "C1"): Promise<string> {
-  const res = await h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: channel,
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
+  const res = await h.slack.command(slashCommand(h.fake.baseUrl, user, text, channel));
   return String((JSON.parse(res.body) as { text?: string }).text);
 }
 

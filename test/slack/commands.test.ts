@@ -1,22 +1,9 @@
 /** `/neo` on Slack, end to end: signed slash commands into the real Bolt app. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ephemeralClick, type Harness, startHarness, TEAM } from "./support/harness.js";
+import { ephemeralClick, type Harness, slashCommand, startHarness, TEAM } from "./support/harness.js";
 
 function neo(h: Harness, user: string, text: string, channel = "C1") {
-  return h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: channel,
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
+  return h.slack.command(slashCommand(h.fake.baseUrl, user, text, channel));
 }
 
 const body = (r: { body: string }) =>

@@ -23,6 +23,7 @@ import {
   type Harness,
   installWorkspace,
   mention,
+  slashCommand,
   startHarness,
   TEAM,
   until,
@@ -117,21 +118,7 @@ for (const { name, skip } of STORES) {
       await until("write-back", () => hh.memory!.stats().processed > before);
     }
 
-    const neo = (user: string, text: string) =>
-      h!.slack.command({
-        command: "/neo",
-        text,
-        team_id: TEAM,
-        team_domain: "fake",
-        channel_id: "C1",
-        channel_name: "general",
-        user_id: user,
-        user_name: user.toLowerCase(),
-        api_app_id: "A1",
-        response_url: `${h!.fake.baseUrl}/response/cmd-${user}`,
-        trigger_id: "1.2.3",
-        token: "legacy",
-      });
+    const neo = (user: string, text: string) => h!.slack.command(slashCommand(h!.fake.baseUrl, user, text));
 
     /** Ann and Bob in a thread of #general, Ann in her DM; returns the thread's ts. */
     async function converse(): Promise<string> {

@@ -13,7 +13,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MEMORY_RECALL_TOOL } from "../../src/core/tools/types.js";
 import type { ScriptedRequest, ScriptedTurn } from "../support/scripted-openai.js";
-import { envelope, type Harness, mention, startHarness, TEAM, until, userTs } from "./support/harness.js";
+import {
+  envelope,
+  type Harness,
+  mention,
+  slashCommand,
+  startHarness,
+  TEAM,
+  until,
+  userTs,
+} from "./support/harness.js";
 
 const DM_FACT = "LOCKER-5150";
 const PRIV_FACT = "PRIV-6262";
@@ -63,20 +72,7 @@ describe("Slack: /neo memory export, buttons and the App Home", () => {
     return { type: "message", channel_type: "im", channel: `D${user}`, user, text, ts, event_ts: ts };
   };
   const neo = (user: string, text: string, channel = PUBLIC) =>
-    h!.slack.command({
-      command: "/neo",
-      text,
-      team_id: TEAM,
-      team_domain: "fake",
-      channel_id: channel,
-      channel_name: "general",
-      user_id: user,
-      user_name: user.toLowerCase(),
-      api_app_id: "A1",
-      response_url: `${h!.fake.baseUrl}/response/cmd-${user}`,
-      trigger_id: "1.2.3",
-      token: "legacy",
-    });
+    h!.slack.command(slashCommand(h!.fake.baseUrl, user, text, channel));
   /** A click as Slack sends it, on an ephemeral page (response_url) or on the App Home (view). */
   const press = (user: string, b: Button, where: "message" | "home" = "message") =>
     h!.slack.action({

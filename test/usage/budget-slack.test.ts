@@ -12,6 +12,7 @@ import {
   envelope,
   type Harness,
   mention,
+  slashCommand,
   startHarness,
   TEAM,
   until,
@@ -19,20 +20,7 @@ import {
 } from "../slack/support/harness.js";
 
 async function neo(h: Harness, user: string, text: string): Promise<string> {
-  const res = await h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: "C1",
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
+  const res = await h.slack.command(slashCommand(h.fake.baseUrl, user, text));
   return String((JSON.parse(res.body) as { text?: string }).text);
 }
 

@@ -457,6 +457,28 @@ export function envelope(
   };
 }
 
+/**
+ * A `/neo <text>` slash command as Slack posts it (the documented slash-command payload,
+ * https://api.slack.com/interactivity/slash-commands#app_command_handling), its `response_url` on
+ * the fake at `fakeBaseUrl`.
+ */
+export function slashCommand(fakeBaseUrl: string, user: string, text: string, channel = "C1") {
+  return {
+    command: "/neo",
+    text,
+    team_id: TEAM,
+    team_domain: "fake",
+    channel_id: channel,
+    channel_name: "general",
+    user_id: user,
+    user_name: user.toLowerCase(),
+    api_app_id: "A1",
+    response_url: `${fakeBaseUrl}/response/cmd-${user}`,
+    trigger_id: "1.2.3",
+    token: "legacy",
+  };
+}
+
 let tsSeq = 0;
 /** A fresh message ts, distinct from the fake's own. */
 export function userTs(): string {

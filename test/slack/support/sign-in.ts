@@ -9,7 +9,7 @@ import { signInPort } from "../../../src/core/agent/sign-in.js";
 import type { Manifest } from "../../../src/core/tools/manifest.js";
 import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
 import { createToolSurface, type McpToolSurface } from "../../../src/core/tools/surface.js";
-import { type Harness, type HarnessOptions, startHarness, TEAM } from "./harness.js";
+import { type Harness, type HarnessOptions, slashCommand, startHarness, TEAM } from "./harness.js";
 
 /** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
 export async function neo(
@@ -18,20 +18,7 @@ export async function neo(
   text: string,
   channel = "C1",
 ): Promise<string | undefined> {
-  const res = await h.slack.command({
-    command: "/neo",
-    text,
-    team_id: TEAM,
-    team_domain: "fake",
-    channel_id: channel,
-    channel_name: "general",
-    user_id: user,
-    user_name: user.toLowerCase(),
-    api_app_id: "A1",
-    response_url: `${h.fake.baseUrl}/response/cmd-${user}`,
-    trigger_id: "1.2.3",
-    token: "legacy",
-  });
+  const res = await h.slack.command(slashCommand(h.fake.baseUrl, user, text, channel));
   expect(res.status).toBe(200);
   const reply = JSON.parse(res.body) as { response_type?: string; text?: string };
   expect(reply.response_type).toBe("ephemeral");
