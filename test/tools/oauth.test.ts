@@ -178,9 +178,12 @@ describe("OAuth sign-in to an MCP server", () => {
     expect(mcp.revoked).toContain(token);
     expect(await oauth.connected(gina)).toEqual([]);
     await open(await authorize(await linkFor(gina)));
+    // Her second sign-in is not confirmed yet (no turn since): its note goes with the rest.
     await oauth.eraseTokens(gina);
     expect(await oauth.connected(gina)).toEqual([]);
     expect(await store.keys(credentialKey({ kind: "user", user: gina }, ""))).toEqual([]);
+    const hers = (await store.keys("mcp:oauth:")).filter((k) => k.includes("{slack:T1:UGINA}"));
+    expect(hers).toEqual([]);
   });
 
   it("offers a person one link per server until it is used or expires; an undelivered one does not count", async () => {

@@ -311,6 +311,7 @@ export function createOAuthConnections(o: OAuthConnectionsOptions): OAuthConnect
       for (const alias of await o.vault.connected(principal)) await disconnectPrincipal(principal, alias);
       for (const alias of o.servers.keys()) await o.vault.clear(principal, alias, "all");
       await o.vault.clear(principal, IDP_ALIAS, "all");
+      await o.vault.takeConnectedNotes(principal); // unconfirmed sign-ins: nothing of theirs is left
     },
     perUser: (alias) => o.servers.get(alias)?.perUser === true,
   };

@@ -144,7 +144,6 @@ export function createOAuthVault(store: Store, key: SealKey, now: () => number =
       if (what === "all") {
         await store.delete(offerKey(principalId(p), alias));
         await store.delete(refusalKey(principalId(p), alias));
-        await store.delete(connectedKey(principalId(p)));
       }
       const rec = await read(p, alias);
       const tokensGo = what === "tokens" || what === "all";
