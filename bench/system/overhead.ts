@@ -176,7 +176,7 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
         cpuPerMessage: cpu,
         neoModelCalls,
         ...split(stack, tokens.neo),
-        redis: burst ? undefined : redisPerMessage(stack, tokens.neo),
+        redis: burst ? undefined : await redisPerMessage(stack, tokens.neo),
         tokens,
       };
     };

@@ -16,9 +16,10 @@ export interface RedisPerMessage {
 }
 
 /** Redis traffic of messages sent one at a time, split at the model call (the wire's clock is the ledger's). */
-export function redisPerMessage(stack: Stack, tokens: string[]): RedisPerMessage | undefined {
+export async function redisPerMessage(stack: Stack, tokens: string[]): Promise<RedisPerMessage | undefined> {
   const wire = stack.redisWire;
   if (!wire) return undefined;
+  await wire.flush();
   const parts = { toModel: [] as number[][], fromModel: [] as number[][], whole: [] as number[][] };
   tokens.forEach((t, i) => {
     const s = stack.ledger.sent.get(t);
@@ -53,6 +54,7 @@ export async function settled(stack: Stack): Promise<void> {
   if (!wire) return;
   const deadline = now() + 2_000;
   while (now() < deadline) {
+    await wire.flush();
     const last = wire.chunks.at(-1)?.at ?? 0;
     if (now() - last >= QUIET_MS) return;
     await new Promise((r) => setTimeout(r, 5));

@@ -78,6 +78,7 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
       "All green.",
     );
 
+    await wire.flush();
     const ours = wire.chunks.filter((c) => c.at >= sent && c.at < arrived && /C0MEASURE|UBOB/.test(c.names));
     expect(arrived).toBeGreaterThan(sent);
     // Each round trip is listed, so a failure shows what the path asked of Redis.

@@ -93,8 +93,16 @@ export async function renderSlackText(text: string, names: SlackNames, botUserId
 }
 
 /** True when the text holds nothing once Neo's own mention is gone (a bare "@Neo"). */
+/** Per bot user id (one per workspace): the pattern of a mention of Neo, compiled once. */
+const neoMentions = new Map<string, RegExp>();
+
 export function onlyMentionsNeo(text: string, botUserId: string): boolean {
-  return !text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "").trim();
+  let re = neoMentions.get(botUserId);
+  if (!re) {
+    re = new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g");
+    neoMentions.set(botUserId, re);
+  }
+  return !text.replace(re, "").trim();
 }
 
 const fileSchema = z.object({

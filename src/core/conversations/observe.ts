@@ -83,13 +83,13 @@ export function turnSpan(
   return {
     parent: continuing(trace),
     ...(receivedAt === undefined ? {} : { startTime: receivedAt }),
-    attributes: {
+    attributes: () => ({
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": "Neo",
       "neo.platform": parseConversationKey(key).platform,
       "neo.conversation": hashedConversation(key),
       "neo.instance": traceInstance(),
       "neo.turn.mode": mode,
-    },
+    }),
   };
 }

@@ -26,7 +26,7 @@ export interface Tracing {
 const OFF: Tracing = { enabled: false, flush: async () => {}, shutdown: async () => {} };
 
 export async function startTracing(cfg: TracingSettings, instance: string): Promise<Tracing> {
-  configureSpans({ content: cfg.NEO_TRACE_CONTENT, instance });
+  configureSpans({ content: cfg.NEO_TRACE_CONTENT, instance, on: Boolean(cfg.OTEL_EXPORTER_OTLP_ENDPOINT) });
   if (!cfg.OTEL_EXPORTER_OTLP_ENDPOINT) return OFF;
   const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, exporterModule] =
     await Promise.all([

@@ -22,13 +22,21 @@ import {
 
 const tracer = trace.getTracer("neo");
 
-/** Process-wide settings `startTracing` fills in (the API's spans need none of them). */
-const settings = { content: false, instance: "" };
+/**
+ * Process-wide settings `startTracing` fills in. `on` is whether spans are exported at all: off, a
+ * span is not even started through the API (its no-op costs a context switch per span on every
+ * answer's path) and its attributes are never computed.
+ */
+const settings = { content: false, instance: "", on: false };
 
-export function configureSpans(s: { content: boolean; instance: string }): void {
+export function configureSpans(s: { content: boolean; instance: string; on: boolean }): void {
   settings.content = s.content;
   settings.instance = s.instance;
+  settings.on = s.on;
 }
+
+/** The span `work` gets when tracing is off: the API's own non-recording span. */
+const OFF_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /** Whether text may be exported (`NEO_TRACE_CONTENT=true`). */
 export const traceContent = (): boolean => settings.content;
@@ -42,7 +50,8 @@ export const hashedConversation = (key: string): string =>
 
 export interface SpanOptions {
   kind?: SpanKind;
-  attributes?: Attributes;
+  /** A function when they cost something to compute: called only when tracing is on. */
+  attributes?: Attributes | (() => Attributes);
   /** The parent; default the active context. */
   parent?: Context;
   startTime?: TimeInput;
@@ -57,11 +66,13 @@ export async function inSpan<T>(
   opts: SpanOptions,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
+  if (!settings.on) return work(OFF_SPAN);
+  const attributes = typeof opts.attributes === "function" ? opts.attributes() : opts.attributes;
   return tracer.startActiveSpan(
     name,
     {
       kind: opts.kind ?? SpanKind.INTERNAL,
-      ...(opts.attributes ? { attributes: opts.attributes } : {}),
+      ...(attributes ? { attributes } : {}),
       ...(opts.startTime !== undefined ? { startTime: opts.startTime } : {}),
     },
     opts.parent ?? context.active(),
@@ -83,6 +94,7 @@ export const activeSpan = (): Span => trace.getActiveSpan() ?? trace.wrapSpanCon
 
 /** A span that already happened (a wait measured from its start): started and ended at once. */
 export function pastSpan(name: string, startTime: TimeInput, attributes: Attributes = {}): void {
+  if (!settings.on) return;
   tracer.startSpan(name, { startTime, attributes }, context.active()).end();
 }
 

@@ -78,6 +78,9 @@ export function createBoltApp(o: BoltAppOptions): { app: App; receiver: SlackRec
     logger,
     ignoreSelf: false, // our own posts are ignored by `decideInbound`, with a log line
     deferInitialization: true,
+    // Bolt's conversation store (context.conversation) is unused: its middleware would look up and
+    // expire an in-memory entry on every event, on the answer's path.
+    convoStore: false,
     // The error handler gets the payload, so a failure is counted by its kind.
     extendedErrorHandler: true,
     clientOptions: {
