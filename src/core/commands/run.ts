@@ -5,6 +5,8 @@ import { describeChannel } from "../channels/index.js";
 import { cortexOwner, parseUserKey, type UserKey } from "../keys.js";
 import { log } from "../log.js";
 import { ErasureIncompleteError } from "../user-data.js";
+import { connections } from "./connections.js";
+import { helpText } from "./help.js";
 import { exportReply, memoryPage } from "./memory.js";
 import { USAGE } from "./parse.js";
 import {
@@ -12,49 +14,12 @@ import {
   type Command,
   type CommandContext,
   type CommandDeps,
-  type CommandName,
   type CommandReply,
   type ConfirmRequest,
 } from "./types.js";
 
 const reply = (text: string, confirm?: ConfirmRequest): CommandReply =>
   confirm ? { kind: "reply", text, ephemeral: true, confirm } : { kind: "reply", text, ephemeral: true };
-
-export function helpText(isAdmin: boolean): string {
-  const line = (n: CommandName, what: string) => `• \`${USAGE[n]}\` — ${what}`;
-  const user = [
-    line("help", "this list"),
-    line("ask", "ask Neo something; the answer is posted here"),
-    line(
-      "memory",
-      "what Neo remembers about you, to forget or show elsewhere (`export`: all of it, as a file)",
-    ),
-    line("forget", "wipe what Neo remembers about you (asks to confirm)"),
-    line("reset", "start a thread over"),
-    line("usage", "your model usage and cost, today and this month (admins: a user's, or `all`)"),
-    line(
-      "connections",
-      "the tool servers you are signed in to; `disconnect <server>` signs you out, `signin <server>` sends you a new sign-in link",
-    ),
-  ];
-  const admin = [
-    line("status", "models, store, MCP servers, threads, queue, pending approvals"),
-    line("tools", "tools Neo may call freely (Natural) and those that need approval (Escalate)"),
-    line("approvals", "list or cancel pending spend approvals"),
-    line("allow", "let a user talk to Neo again"),
-    line("deny", "stop a user from using Neo"),
-    line("limit", "set a user's spend cap"),
-    line("budget", "set a user's daily model budget in USD, or back to the default"),
-    line("compact", "compact a thread's transcript now"),
-    line("reload", "restart the MCP servers"),
-    line("channel", "this channel's settings: on/off, mention, instructions, model, tools"),
-  ];
-  return [
-    "*Neo commands*",
-    ...user,
-    ...(isAdmin ? ["", "*Admin*", ...admin] : ["", `Admins also have: ${ADMIN_COMMANDS.join(", ")}.`]),
-  ].join("\n");
-}
 
 async function channelLines(deps: CommandDeps): Promise<string[]> {
   const all = await deps.channels.list();
@@ -315,37 +280,3 @@ function userKeyIn(raw: string): UserKey | undefined {
 
 /** The confirm action of an admin's `/neo forget <user>`, followed by the user key. */
 const FORGET_USER = "forget:";
-
-/** `/neo connections`: the caller's sign-ins (one set across a platform's places), or a sign-out. */
-async function connections(
-  deps: CommandDeps,
-  caller: UserKey,
-  disconnect?: string,
-  signIn?: string,
-): Promise<string> {
-  if (!deps.connections) return "No tool server here signs people in one by one.";
-  const user = cortexOwner(caller);
-  if (signIn !== undefined) {
-    // Asked for: a new link even while one sent by a turn is still good (it may be lost).
-    const link = await deps.connections.signInLink(user, signIn);
-    if (link === undefined) return `\`${signIn}\` is not a tool server you sign in to one by one.`;
-    if (link === "signed-in") return `You are already signed in to \`${signIn}\`.`;
-    return `Sign in to \`${signIn}\` (this link is only for you, good for 10 minutes): ${link}`;
-  }
-  const signedIn = await deps.connections.list(user);
-  if (disconnect === undefined)
-    return signedIn.length
-      ? [
-          "*Your sign-ins*",
-          ...signedIn.map(
-            (c) =>
-              `• \`${c.server}\` ${c.account ? `as ${c.account}` : "(the server did not say which account)"}`,
-          ),
-          "`/neo connections disconnect <server>` signs you out of one.",
-        ].join("\n")
-      : "You are not signed in to any tool server.";
-  if (!signedIn.some((c) => c.server === disconnect)) return `You are not signed in to \`${disconnect}\`.`;
-  await deps.connections.disconnect(user, disconnect);
-  // Revocation is best effort (the server may offer none, or refuse): say only what is sure.
-  return `Signed out of \`${disconnect}\`: your tokens are deleted here, and revoked at the server where it supports that. Its tools ask you to sign in again next time.`;
-}
