@@ -2,7 +2,7 @@
 import type { CommandDeps } from "../core/commands/types.js";
 import type { Conversations } from "../core/conversations/types.js";
 import { redact } from "../core/log.js";
-import type { OAuthConnections } from "../core/tools/oauth/sign-in.js";
+import type { OAuthConnections } from "../core/tools/oauth/sign-in-types.js";
 import { eraseUser } from "../core/user-data.js";
 import type { Services } from "./services.js";
 

@@ -28,7 +28,7 @@ import { createUsageLedger, pricesFromConfig, type UsageLedger } from "../core/l
 import { log } from "../core/log.js";
 import { loadManifest } from "../core/tools/manifest.js";
 import { oauthConnectionsFor } from "../core/tools/oauth/from-manifest.js";
-import type { OAuthConnections } from "../core/tools/oauth/sign-in.js";
+import type { OAuthConnections } from "../core/tools/oauth/sign-in-types.js";
 import { createToolSurface, type McpToolSurface } from "../core/tools/surface.js";
 import { createUsageTracker, type UsageTracker } from "../core/usage/tracker.js";
 import { createMemory, type Memory } from "../memory/memory.js";

@@ -12,7 +12,7 @@ import { type Manifest, parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import { open, sealKey } from "../../src/core/tools/oauth/seal.js";
-import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
+import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in-types.js";
 import {
   createOAuthVault,
   credentialKey,

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ManifestInput, parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
-import type { OAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
+import type { OAuthConnections } from "../../src/core/tools/oauth/sign-in-types.js";
 import { credentialKey, DEPLOYMENT, type OAuthPrincipal } from "../../src/core/tools/oauth/vault.js";
 import type { Store } from "../../src/store/types.js";
 import {

@@ -12,11 +12,8 @@ import { parseManifest } from "../../src/core/tools/manifest.js";
 import { oauthCallbackRoute } from "../../src/core/tools/oauth/callback-route.js";
 import { oauthConnectionsFor } from "../../src/core/tools/oauth/from-manifest.js";
 import { sealKey } from "../../src/core/tools/oauth/seal.js";
-import {
-  CALLBACK_PATH,
-  createOAuthConnections,
-  type OAuthConnections,
-} from "../../src/core/tools/oauth/sign-in.js";
+import { createOAuthConnections } from "../../src/core/tools/oauth/sign-in.js";
+import { CALLBACK_PATH, type OAuthConnections } from "../../src/core/tools/oauth/sign-in-types.js";
 import { createOAuthVault, credentialKey, STATE_TTL_MS } from "../../src/core/tools/oauth/vault.js";
 import { startOpsServer } from "../../src/ops/http-server.js";
 import { redactUrls } from "../../src/ops/redact.js";

@@ -9,7 +9,7 @@
 import { cortexOwner, type Speaker } from "../keys.js";
 import { log } from "../log.js";
 import type { FormChannel, PrivateNote } from "../tools/elicitation.js";
-import type { Connection, OAuthConnections, SignInOffer } from "../tools/oauth/sign-in.js";
+import type { Connection, OAuthConnections, SignInOffer } from "../tools/oauth/sign-in-types.js";
 import type { ToolSurface } from "../tools/types.js";
 
 /** What the turn needs of the OAuth connections, and of the tool surface (`listFor`). */

@@ -1,6 +1,6 @@
 /** How the MCP-backed tool surface is configured (`createToolSurface`), and its defaults. */
 import type { Manifest } from "./manifest.js";
-import type { OAuthConnections } from "./oauth/sign-in.js";
+import type { OAuthConnections } from "./oauth/sign-in-types.js";
 import type { SyntheticDelegate } from "./synthetic.js";
 
 export const DEFAULT_SPAWN_TIMEOUT_MS = 15_000;

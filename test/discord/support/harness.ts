@@ -20,7 +20,7 @@ import { createConversations } from "../../../src/core/conversations/create-conv
 import type { ConversationsService } from "../../../src/core/conversations/types.js";
 import { createFileIntake, DEFAULT_FILE_LIMITS, type FileLimits } from "../../../src/core/files/index.js";
 import type { ServerSpecInput } from "../../../src/core/tools/manifest.js";
-import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
+import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in-types.js";
 import { eraseUser } from "../../../src/core/user-data.js";
 import type { Memory } from "../../../src/memory/memory.js";
 import { createStore } from "../../../src/store/create-store.js";

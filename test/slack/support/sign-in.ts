@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { connectionCommands } from "../../../src/app/command-deps.js";
 import { signInPort } from "../../../src/core/agent/sign-in.js";
 import type { Manifest } from "../../../src/core/tools/manifest.js";
-import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in.js";
+import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in-types.js";
 import { createToolSurface, type McpToolSurface } from "../../../src/core/tools/surface.js";
 import { type Harness, type HarnessOptions, slashCommand, startHarness, TEAM } from "./harness.js";
 

@@ -6,7 +6,7 @@
  * code and state are never logged (`redact.ts`).
  */
 import type { OpsRoute } from "../../../ops/health.js";
-import { CALLBACK_PATH, type OAuthConnections } from "./sign-in.js";
+import { CALLBACK_PATH, type OAuthConnections } from "./sign-in-types.js";
 
 const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -7,7 +7,8 @@ import { ConfigError } from "../../../config.js";
 import type { Store } from "../../../store/types.js";
 import { type EnterpriseIdp, isStdio, type Manifest, resolveServerSpec, resolveValue } from "../manifest.js";
 import { sealKey } from "./seal.js";
-import { CALLBACK_PATH, createOAuthConnections, type OAuthConnections, type OAuthServer } from "./sign-in.js";
+import { createOAuthConnections } from "./sign-in.js";
+import { CALLBACK_PATH, type OAuthConnections, type OAuthServer } from "./sign-in-types.js";
 import { createOAuthVault } from "./vault.js";
 
 export function oauthServers(
