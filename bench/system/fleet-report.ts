@@ -115,6 +115,21 @@ function section(platform: FleetPlatformName, results: FleetResult[]): string[] 
         .map(([k, n]) => `${k} ×${n}`)
         .join(", ")}${r.warmupLost ? `; warm-up messages never answered: ${r.warmupLost}` : ""}`,
   );
+  // Which messages a row lost or answered twice, and when each was sent relative to the kill.
+  const inexact = results.flatMap((r) => {
+    const bad = r.sent.filter((x) => x.answers.length !== 1);
+    if (bad.length === 0) return [];
+    const when = (t: number) =>
+      r.killedAt === undefined
+        ? `${((t - r.loadStartedAt) / 1000).toFixed(1)} s into the load`
+        : `${((t - r.killedAt) / 1000).toFixed(1)} s from the kill`;
+    const shown = bad
+      .slice(0, 20)
+      .map((x) => `${x.token} in ${x.conv} (${x.answers.length} answers, sent ${when(x.sentAt)})`);
+    return [
+      `- ${r.spec.label}: ${shown.join(", ")}${bad.length > 20 ? `, and ${bad.length - 20} more` : ""}`,
+    ];
+  });
   return [
     `### ${p.name}`,
     "",
@@ -133,6 +148,14 @@ function section(platform: FleetPlatformName, results: FleetResult[]): string[] 
     `Calls the fake ${p.name} answered, by ${platform === "slack" ? "method" : "route (ids as #)"} and status:`,
     "",
     ...calls,
+    ...(inexact.length
+      ? [
+          "",
+          "Messages not answered exactly once (the restarted instance was back after the row's last column):",
+          "",
+          ...inexact,
+        ]
+      : []),
   ];
 }
 

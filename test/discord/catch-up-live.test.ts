@@ -36,7 +36,8 @@ describe("Discord catch-up after a restart", () => {
       f.store(f.channel.id, m);
       return m;
     };
-    const asMessage = (m: { id: string }) => ({ id: m.id, channelId: f.channel.id }) as unknown as Message;
+    const asMessage = (m: { id: string }) =>
+      ({ id: m.id, channelId: f.channel.id, guildId: f.guildId }) as unknown as Message;
 
     // The process that died handled `before`; `missed` came while it was down.
     const before = said("before the crash");
@@ -55,7 +56,7 @@ describe("Discord catch-up after a restart", () => {
     const caught: string[] = [];
     await backfill.run(async (m) => {
       caught.push(m.id);
-    });
+    }, 0);
 
     expect(caught).toContain(missed.id);
     expect(caught).not.toContain(before.id);

@@ -180,9 +180,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     void inbound.handle(m);
   });
   // A new session (start, or a session Discord would not resume) missed whatever was sent meanwhile.
-  client.on(Events.ShardReady, () => {
+  client.on(Events.ShardReady, (shard) => {
     backfill
-      .run((m) => inbound.handle(m))
+      .run((m) => inbound.handle(m), shard)
       .catch((err: unknown) => log.warn({ err }, "discord catch-up failed"));
   });
   client.on(Events.InteractionCreate, (i) => {
