@@ -64,8 +64,12 @@ function commandNames(d) {
   /** @type {string[]} */
   const names = [];
   for (let i = 0; i < words.length; i++)
-    if (/^\*\d+$/.test(words[i] ?? "") && words[i + 2] !== undefined)
-      names.push(`${(words[i + 2] ?? "").toUpperCase()}(${(words[i + 4] ?? "").slice(0, 200)})`);
+    if (/^\*\d+$/.test(words[i] ?? "") && words[i + 2] !== undefined) {
+      const name = (words[i + 2] ?? "").toUpperCase();
+      // A script is named by its first key, not its text: what it was about, like any other command.
+      const script = name === "EVAL" || name === "EVALSHA";
+      names.push(`${name}(${(words[i + (script ? 8 : 4)] ?? "").slice(0, 200)})`);
+    }
   return names.join(" ");
 }
 

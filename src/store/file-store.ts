@@ -13,7 +13,7 @@ import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
 import { createRateWindows } from "./rate-window.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import type { Expiry, Store } from "./types.js";
+import type { Expiry, Put, Store, StoreRead } from "./types.js";
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -176,6 +176,38 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   const setOp = (key: string, text: string, ttlMs?: number): LogOp =>
     ttlMs ? { o: "set", k: key, v: text, e: now() + ttlMs } : { o: "set", k: key, v: text };
 
+  /** No await: part of the caller's atomic step. */
+  const incrBy = (key: string, by: number): number => {
+    const entry = liveValue(key);
+    const current = entry === undefined ? 0 : decode<unknown>(entry.s);
+    if (typeof current !== "number" || !Number.isInteger(current)) {
+      throw new StoreTypeError(`key "${key}" does not hold an integer`);
+    }
+    const next = current + by;
+    commit(
+      entry?.e === undefined
+        ? { o: "set", k: key, v: String(next) }
+        : { o: "set", k: key, v: String(next), e: entry.e },
+    );
+    return next;
+  };
+
+  /** Items `start..stop` inclusive, encoded (Redis `LRANGE`'s indexes). */
+  const rangeOf = (key: string, start: number, stop: number): string[] => {
+    const items = list(key) ?? [];
+    const n = items.length;
+    const from = Math.max(start < 0 ? n + start : start, 0);
+    const to = Math.min(stop < 0 ? n + stop : stop, n - 1);
+    return from > to ? [] : items.slice(from, to + 1);
+  };
+
+  const readOne = (r: StoreRead): unknown => {
+    if (r.op === "length") return list(r.key)?.length ?? 0;
+    if (r.op === "range") return rangeOf(r.key, r.start, r.stop).map((t) => decode<unknown>(t));
+    const entry = liveValue(r.key);
+    return entry === undefined ? undefined : decode<unknown>(entry.s);
+  };
+
   const adapter = createKeyvAdapter({
     get: (key) => liveValue(key)?.s,
     set: (key, text, ttlMs) => commit(setOp(key, text, ttlMs)),
@@ -267,33 +299,19 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       if (closed) throw new Error("file store is closed");
       tokenBuckets.giveBack(key, limits);
     },
-    incr: async (key, by = 1) => {
-      const entry = liveValue(key);
-      const current = entry === undefined ? 0 : decode<unknown>(entry.s);
-      if (typeof current !== "number" || !Number.isInteger(current)) {
-        throw new StoreTypeError(`key "${key}" does not hold an integer`);
-      }
-      const next = current + by;
-      const op: LogOp =
-        entry?.e === undefined
-          ? { o: "set", k: key, v: String(next) }
-          : { o: "set", k: key, v: String(next), e: entry.e };
-      commit(op);
-      return next;
-    },
-    append: async <T>(key: string, items: readonly T[], expiry?: Expiry) => {
+    incr: async (key, by = 1) => incrBy(key, by),
+    incrAll: async (steps) => steps.map((s) => incrBy(s.key, s.by)),
+    append: async <T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put) => {
+      const text = put ? encode(put.value) : undefined;
       const current = list(key);
       if (items.length > 0) commit({ o: "push", k: key, v: items.map(encode) });
+      if (put) commit(setOp(put.key, text!, put.ttlMs));
       applyExpiry(expiry);
       return items.length > 0 ? list(key)!.length : (current?.length ?? 0);
     },
-    range: async <T>(key: string, start: number, stop: number) => {
-      const items = list(key) ?? [];
-      const n = items.length;
-      const from = Math.max(start < 0 ? n + start : start, 0);
-      const to = Math.min(stop < 0 ? n + stop : stop, n - 1);
-      return from > to ? [] : items.slice(from, to + 1).map((s) => decode<T>(s));
-    },
+    range: async <T>(key: string, start: number, stop: number) =>
+      rangeOf(key, start, stop).map((s) => decode<T>(s)),
+    readAll: (async (reads: readonly StoreRead[]) => reads.map(readOne)) as Store["readAll"],
     length: async (key) => list(key)?.length ?? 0,
     dropFirst: async (key, count) => {
       const n = Math.min(Math.max(0, Math.floor(count)), list(key)?.length ?? 0);

@@ -32,6 +32,39 @@ export const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', A
 end
 return 0`;
 
+// KEYS: list, then the keys that expire together, then the put key if any; ARGV: 1 = their TTL ms
+// or "", 2 = "1" when a value is put, 3 = its value, 4 = its TTL ms or "", then the items. Returns
+// the list's length.
+export const APPEND = `local n = 0
+for i = 5, #ARGV do n = redis.call('RPUSH', KEYS[1], ARGV[i]) end
+if #ARGV < 5 then n = redis.call('LLEN', KEYS[1]) end
+local last = #KEYS
+if ARGV[2] == '1' then
+  if ARGV[4] ~= '' then redis.call('SET', KEYS[last], ARGV[3], 'PX', ARGV[4])
+  else redis.call('SET', KEYS[last], ARGV[3]) end
+  last = last - 1
+end
+if ARGV[1] ~= '' then
+  for i = 2, last do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return n`;
+
+// One read per key; ARGV: per key its op (g = GET, l = LLEN, r = LRANGE), then for r its start and
+// stop. A missing value comes back as nil (false in the table).
+export const READ_ALL = `local out, a = {}, 1
+for i = 1, #KEYS do
+  local op = ARGV[a]
+  if op == 'g' then out[i] = redis.call('GET', KEYS[i]); a = a + 1
+  elseif op == 'l' then out[i] = redis.call('LLEN', KEYS[i]); a = a + 1
+  else out[i] = redis.call('LRANGE', KEYS[i], ARGV[a + 1], ARGV[a + 2]); a = a + 3 end
+end
+return out`;
+
+// ARGV[i]: what to add to KEYS[i]. Returns the new values.
+export const INCR_ALL = `local out = {}
+for i = 1, #KEYS do out[i] = redis.call('INCRBY', KEYS[i], ARGV[i]) end
+return out`;
+
 /**
  * token-bucket.ts's takeToken (ARGV[3] = "take") or returnToken ("return") on one hash (`tokens`,
  * `at`), timed by the server's clock (TIME). ARGV: 1 = per minute, 2 = burst. Returns 0 (taken or

@@ -11,15 +11,25 @@
 import { decode, encode, globEscape } from "./codec.js";
 import { openRedisLink, redisUrls } from "./redis-link.js";
 import {
+  APPEND,
   APPEND_ONCE,
   COMPARE_AND_SET,
   DELETE_IF_EQUALS,
+  INCR_ALL,
   RATE_WINDOW,
+  READ_ALL,
   RENEW_IF_EQUALS,
   rateWindowArgs,
   TAKE_TOKEN,
 } from "./redis-scripts.js";
-import { type Expiry, type Store, type StoreLog, StoreUnavailableError } from "./types.js";
+import {
+  type Expiry,
+  type Put,
+  type Store,
+  type StoreLog,
+  type StoreRead,
+  StoreUnavailableError,
+} from "./types.js";
 
 export interface RedisStoreOptions {
   /** One URL, or with `cluster` the seed nodes, comma-separated. */
@@ -158,21 +168,50 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         });
       }),
     incr: (key, by = 1) => run("incr", () => link.commands().incrBy(k(key), by)),
-    append: <T>(key: string, items: readonly T[], expiry?: Expiry) =>
+    incrAll: (steps) =>
+      run("incrAll", async () => {
+        if (steps.length === 0) return [];
+        const res = await link.commands().eval(INCR_ALL, {
+          keys: steps.map((s) => k(s.key)),
+          arguments: steps.map((s) => String(s.by)),
+        });
+        return (res as unknown[]).map(Number);
+      }),
+    append: <T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put) =>
       run("append", async () => {
-        if (!expiry)
+        if (!expiry && !put)
           return items.length === 0
             ? link.commands().lLen(k(key))
             : link.commands().rPush(k(key), items.map(encode));
-        // One MULTI: the push and the TTLs of the keys that expire with it are applied together.
-        const tx = link.commands().multi();
-        if (items.length === 0) tx.lLen(k(key));
-        else tx.rPush(k(key), items.map(encode));
-        const ttl = Math.max(1, Math.round(expiry.ttlMs));
-        for (const key2 of expiry.keys) tx.pExpire(k(key2), ttl);
-        const [length] = await tx.exec();
-        return Number(length);
+        // One script: the push, the put and the TTLs of the keys that expire with it, together.
+        const res = await link.commands().eval(APPEND, {
+          keys: [k(key), ...(expiry?.keys ?? []).map(k), ...(put ? [k(put.key)] : [])],
+          arguments: [
+            expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
+            put ? "1" : "0",
+            put ? encode(put.value) : "",
+            put?.ttlMs ? String(Math.max(1, Math.round(put.ttlMs))) : "",
+            ...items.map(encode),
+          ],
+        });
+        return Number(res);
       }),
+    readAll: ((reads: readonly StoreRead[]) =>
+      run("readAll", async () => {
+        if (reads.length === 0) return [];
+        const res = (await link.commands().eval(READ_ALL, {
+          keys: reads.map((r) => k(r.key)),
+          arguments: reads.flatMap((r) =>
+            r.op === "range" ? ["r", String(r.start), String(r.stop)] : [r.op[0]!],
+          ),
+        })) as Array<string | number | string[] | null>;
+        return reads.map((r, i) => {
+          const v = res[i];
+          if (r.op === "length") return Number(v);
+          if (r.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
+          return typeof v === "string" ? decode<unknown>(v) : undefined;
+        });
+      })) as Store["readAll"],
     range: <T>(key: string, start: number, stop: number) =>
       run("range", async () => (await link.commands().lRange(k(key), start, stop)).map((s) => decode<T>(s))),
     length: (key) => run("length", () => link.commands().lLen(k(key))),

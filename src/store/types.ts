@@ -22,6 +22,36 @@ export interface Expiry {
   ttlMs: number;
 }
 
+/**
+ * A value written in the same atomic step as an `append` (a "the list changed" mark: a version
+ * token, an `existed` flag). Its key shares the list's hash slot.
+ */
+export interface Put {
+  key: string;
+  value: unknown;
+  /** Its own TTL; none = kept until deleted. */
+  ttlMs?: number;
+}
+
+/** One read of `Store.readAll`. */
+export type StoreRead =
+  | { op: "get"; key: string }
+  | { op: "length"; key: string }
+  | { op: "range"; key: string; start: number; stop: number };
+
+/** What one `StoreRead` gives: `get` the value (undefined when absent), `length` a number, `range` the items. */
+export type StoreReadResult<R extends StoreRead> = R extends { op: "get" }
+  ? unknown
+  : R extends { op: "length" }
+    ? number
+    : unknown[];
+
+/** One counter step of `Store.incrAll`. */
+export interface CounterStep {
+  key: string;
+  by: number;
+}
+
 /** What the store holds: live keys and the bytes its backing holds (see each implementation). */
 export interface StoreSize {
   keys: number;
@@ -84,10 +114,23 @@ export interface Store {
   /** Atomic counter. */
   incr(key: string, by?: number): Promise<number>;
   /**
-   * Append to a list; cost is proportional to `items`, not the list. Returns the new length.
-   * `expiry` is applied in the same atomic step.
+   * Atomic: add to several counters in one step (Redis: one script, one command on the wire); the
+   * new values in order. Every key must share one hash slot (one hash tag) on a cluster.
    */
-  append<T>(key: string, items: readonly T[], expiry?: Expiry): Promise<number>;
+  incrAll(steps: readonly CounterStep[]): Promise<number[]>;
+  /**
+   * Append to a list; cost is proportional to `items`, not the list. Returns the new length.
+   * `expiry` is applied, and `put` written, in the same atomic step (Redis: one command on the
+   * wire; the keys share the list's hash slot).
+   */
+  append<T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put): Promise<number>;
+  /**
+   * Several reads at one instant (Redis: one read-only script, one command on the wire), results
+   * in order. Every key must share one hash slot (one hash tag) on a cluster.
+   */
+  readAll<const R extends readonly StoreRead[]>(
+    reads: R,
+  ): Promise<{ -readonly [I in keyof R]: StoreReadResult<R[I]> }>;
   /** Items `start..stop` inclusive; negative indexes count from the end (Redis `LRANGE`). */
   range<T>(key: string, start: number, stop: number): Promise<T[]>;
   length(key: string): Promise<number>;

@@ -30,7 +30,7 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     wire = null;
   });
 
-  it("a mention reaches the model in at most 3 round trips to Redis, and is put away in at most 5 after its answer", async () => {
+  it("a mention reaches the model in at most 3 round trips to Redis, is put away in at most 5 after its answer, and sends at most 30 commands in all", async () => {
     const target = new URL(redis.url);
     wire = await startRedisWire({ host: target.hostname, port: Number(target.port || 6379) });
     h = await startHarness({
@@ -64,7 +64,7 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
       );
       await until("write-back", () => hh.memory!.stats().processed > before);
       await until("idle", () => hh.conversations.stats().running === 0);
-      return { sent, arrived };
+      return { sent, arrived, done: now() };
     };
 
     await answerAndLearn(mention("C0WARM", "UANN", "first question"), "First answer.");
@@ -73,7 +73,7 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     await answerAndLearn(mention("C0MEASURE", "UANN", "a question there"), "Answered there.");
     // Bob has memory too (his view is cached like any active user's).
     await answerAndLearn(mention("C0WARM", "UBOB", "hello"), "Hello Bob.");
-    const { sent, arrived } = await answerAndLearn(
+    const { sent, arrived, done } = await answerAndLearn(
       mention("C0MEASURE", "UBOB", "what is the status?"),
       "All green.",
     );
@@ -92,5 +92,13 @@ describe.skipIf(!redis.ok)("Redis round trips per Slack message", () => {
     const lastOfConversation = wire.chunks.findLast((c) => /C0MEASURE/.test(c.names))!.at;
     const after = wire.chunks.filter((c) => c.at >= arrived && c.at <= lastOfConversation);
     expect(after.length, after.map((c) => c.names).join("\n")).toBeLessThanOrEqual(5);
+
+    // Commands, not only round trips: node-redis spends CPU per command (encode, reply, promise).
+    // The whole message, from its event until the conversation is put away and its write-back done:
+    // the lookups, the journal, the lease, the reads of conversation and memory, the log appends,
+    // the usage counts (one step per scope) and the write-back.
+    const whole = wire.chunks.filter((c) => c.at >= sent && c.at <= done && /C0MEASURE|UBOB/.test(c.names));
+    const commands = whole.reduce((n, c) => n + c.commands, 0);
+    expect(commands, whole.map((c) => `${c.commands}: ${c.names}`).join("\n")).toBeLessThanOrEqual(30);
   });
 });

@@ -200,6 +200,66 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(await store.range("{g}:log", 0, -1)).toEqual([{ e: "new" }]);
     });
 
+    it("append with a put writes the value in the same step, with its own TTL; an expiry group with it", async () => {
+      await open("put");
+      expect(await store.append("{p}:list", ["a"], undefined, { key: "{p}:version", value: "v1" })).toBe(1);
+      expect(await store.get("{p}:version")).toBe("v1");
+      const group = { keys: ["{p}:list"], ttlMs: 60_000 };
+      expect(await store.append("{p}:list", [], group, { key: "{p}:mark", value: { n: 1 }, ttlMs: 40 })).toBe(
+        1,
+      );
+      expect(await store.get("{p}:mark")).toEqual({ n: 1 });
+      await until(async () => (await store.get("{p}:mark")) === undefined);
+      expect(await store.range("{p}:list", 0, -1)).toEqual(["a"]);
+      // A value that cannot be stored writes nothing.
+      await expect(
+        store.append("{p}:list", ["b"], group, { key: "{p}:mark", value: undefined }),
+      ).rejects.toThrow(/JSON/);
+      expect(await store.length("{p}:list")).toBe(1);
+    });
+
+    it("readAll reads values, lengths and ranges of one hash tag in one step, in order", async () => {
+      await open("readall");
+      expect(await store.readAll([])).toEqual([]);
+      await store.set("{r}:v", { a: 1 });
+      await store.append("{r}:l", [1, 2, 3]);
+      const [v, missing, len, none, all, tail, empty] = await store.readAll([
+        { op: "get", key: "{r}:v" },
+        { op: "get", key: "{r}:nothing" },
+        { op: "length", key: "{r}:l" },
+        { op: "length", key: "{r}:nolist" },
+        { op: "range", key: "{r}:l", start: 0, stop: -1 },
+        { op: "range", key: "{r}:l", start: -2, stop: -1 },
+        { op: "range", key: "{r}:l", start: 5, stop: -1 },
+      ]);
+      expect(v).toEqual({ a: 1 });
+      expect(missing).toBeUndefined();
+      expect([len, none]).toEqual([3, 0]);
+      expect([all, tail, empty]).toEqual([[1, 2, 3], [2, 3], []]);
+    });
+
+    it("incrAll adds to several counters of one hash tag at once; concurrent calls lose nothing", async () => {
+      await open("incrall");
+      expect(await store.incrAll([])).toEqual([]);
+      await store.incr("{c}:b", 5);
+      expect(
+        await store.incrAll([
+          { key: "{c}:a", by: 2 },
+          { key: "{c}:b", by: 3 },
+        ]),
+      ).toEqual([2, 8]);
+      await Promise.all(
+        Array.from({ length: 30 }, () =>
+          store.incrAll([
+            { key: "{c}:a", by: 1 },
+            { key: "{c}:b", by: 10 },
+          ]),
+        ),
+      );
+      expect(await store.get("{c}:a")).toBe(32);
+      expect(await store.get("{c}:b")).toBe(308);
+    });
+
     it("size counts live keys; purge keeps every live key", async () => {
       await open("size");
       await store.set("a", 1);

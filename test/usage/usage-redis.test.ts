@@ -5,12 +5,14 @@
  * one warning. Real Redis at REDIS_URL (unique key prefix per test) and a test-owned redis-server.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { hashTagOf } from "../../src/core/keys.js";
 import { createUsageLedger, type UsageLedger } from "../../src/core/llm/usage-ledger.js";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { createUsageTracker } from "../../src/core/usage/index.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { type OwnedRedis, ownedRedis } from "../memory/support/redis-server.js";
+import { clusterBackend, clusterUrl } from "../memory/support/stores.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 
 const redis = await probeRedis();
@@ -129,6 +131,45 @@ describe.skipIf(!redis.ok)("durable usage on Redis", () => {
       "• This month (2026-11): $0.0010 · 500 tokens · 1 model call",
     );
     expect(await store.keys("usage:calls:2026-10-01:")).toEqual([]);
+  });
+});
+
+describe.skipIf(!redis.ok)("usage counters' layout", () => {
+  it("every counter of a scope carries the scope's hash tag, and the deployment's older untagged counters still count", async () => {
+    const store = await redisStore(uniquePrefix("usage-layout"));
+    // Left by a version that wrote the deployment's counters without a hash tag: $0.0005, 100 tokens, 1 call.
+    await store.incr("usage:nusd:2026-11-23:*", 500_000);
+    await store.incr("usage:tok:2026-11-23:*", 100);
+    await store.incr("usage:ptok:2026-11-23:*", 100);
+    await store.incr("usage:calls:2026-11-23:*", 1);
+    const legacy = await store.keys("usage:");
+    const inst = instance(store, undefined);
+    inst.spend(ANN, 300, 50); // $0.001
+    await inst.tracker.flushed();
+    const written = (await store.keys("usage:")).filter((k) => !legacy.includes(k));
+    expect(written.length).toBeGreaterThan(0);
+    // A scope's counters share a hash slot: one atomic step adds to all of them, also on a cluster.
+    expect(written.filter((k) => hashTagOf(k) === undefined)).toEqual([]);
+    expect(new Set(written.map(hashTagOf))).toEqual(new Set([ANN, "*"]));
+    expect(await inst.tracker.totals()).toContain(
+      "• Deployment today (UTC): $0.0015 · 450 tokens · 2 model calls",
+    );
+  });
+
+  it.skipIf(!clusterUrl)("counts and reads on a Redis Cluster", async () => {
+    const backend = clusterBackend("usage-cluster");
+    try {
+      const a = instance(await backend.open(), 0.001);
+      a.spend(ANN, 200, 0); // $0.0004
+      a.spend(BOB, 100, 0); // $0.0002
+      await a.tracker.flushed();
+      expect(await a.tracker.totals()).toContain(
+        "• Deployment today (UTC): $0.00060 · 300 tokens · 2 model calls",
+      );
+      expect(await a.tracker.report(ANN)).toContain("• Today (UTC): $0.00040 · 200 tokens · 1 model call");
+    } finally {
+      await backend.cleanup();
+    }
   });
 });
 

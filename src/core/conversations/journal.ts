@@ -137,12 +137,13 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     recordAgain: append,
     async snapshot(c, from) {
-      const [logLength, inboxLength, items, existed] = await Promise.all([
-        store.length(K.log(c)),
-        store.length(K.inbox(c)),
-        store.range<InboundMessage>(K.inbox(c), from ?? -SNAPSHOT_TAIL, -1),
-        store.get(K.existed(c)),
+      const [logLength, inboxLength, read, existed] = await store.readAll([
+        { op: "length", key: K.log(c) },
+        { op: "length", key: K.inbox(c) },
+        { op: "range", key: K.inbox(c), start: from ?? -SNAPSHOT_TAIL, stop: -1 },
+        { op: "get", key: K.existed(c) },
       ]);
+      const items = read as InboundMessage[];
       // Read together, so the lengths and the items agree.
       const start = from === undefined ? Math.max(0, inboxLength - items.length) : from;
       return { logLength, inboxLength, existed: existed !== undefined, inbox: { from: start, items } };
@@ -161,10 +162,11 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
       return { ...(seen ? { seen } : {}), ...(covered ? { covered } : {}) };
     },
     async appendLog(c, entries, expectedLength) {
-      const [length] = await Promise.all([
-        store.append(K.log(c), entries, expiry(c)),
-        store.set(K.existed(c), 1, 2 * retentionMs),
-      ]);
+      const length = await store.append(K.log(c), entries, expiry(c), {
+        key: K.existed(c),
+        value: 1,
+        ttlMs: 2 * retentionMs,
+      });
       if (length < expectedLength + entries.length) {
         throw new LogLostError(
           `conversation ${c}: log holds ${length} entries after this append, expected ${expectedLength + entries.length}; the store lost it`,

@@ -1,10 +1,16 @@
 /**
  * Durable usage counts in the Store, so they survive a restart and every instance on one Redis adds
- * to one total: per user and for the whole deployment, per UTC day and per UTC month, three atomic
- * counters each (`usage:<metric>:<period>:<scope>`, metric `nusd` (nano-USD, integers add exactly),
+ * to one total: per user and for the whole deployment, per UTC day and per UTC month, atomic
+ * counters (`usage:<metric>:<period>:{<scope>}`, metric `nusd` (nano-USD, integers add exactly),
  * `tok` (all tokens), `ptok` (prompt tokens), `ctok` (prompt tokens read from the provider's cache)
- * or `calls`; scope a user key or `*` for the deployment). Counters have no TTL, so once a day
- * days older than 35 and months older than 13 are deleted.
+ * or `calls`; scope a user key or `*` for the deployment). Every counter of one scope carries the
+ * scope's hash tag, so a model call adds to all of a scope's counters in one atomic step (one
+ * command on the wire, also on a Redis Cluster) and a scope's totals are one read.
+ *
+ * Until 2026-11 the deployment's counters were `usage:<metric>:<period>:*` (no hash tag). They are
+ * no longer written, and still added into the deployment's totals (`LEGACY_DEPLOYMENT`) until the
+ * pruning below has deleted the last of them (13 months). Counters have no TTL, so once a day days
+ * older than 35 and months older than 13 are deleted.
  */
 import type { Store } from "../../store/types.js";
 import { hashTag, hashTagOf, type UserKey } from "../keys.js";
@@ -16,11 +22,15 @@ export const USAGE_PREFIX = "usage:";
 export const DEPLOYMENT = "*";
 const NANO = 1e9;
 const METRICS = ["nusd", "tok", "ptok", "ctok", "calls"] as const;
+type Metric = (typeof METRICS)[number];
 
 export type Period = { kind: "day" | "month"; at: number };
 const periodId = (p: Period): string => (p.kind === "day" ? utcDay(p.at) : utcMonth(p.at));
-const key = (metric: (typeof METRICS)[number], period: string, scope: string) =>
-  `${USAGE_PREFIX}${metric}:${period}:${scope === DEPLOYMENT ? scope : hashTag(scope)}`;
+const key = (metric: Metric, period: string, scope: string) =>
+  `${USAGE_PREFIX}${metric}:${period}:${hashTag(scope)}`;
+/** The deployment's counter as written before it carried a hash tag (read, never written). */
+const legacyDeploymentKey = (metric: Metric, period: string) =>
+  `${USAGE_PREFIX}${metric}:${period}:${DEPLOYMENT}`;
 
 export interface UsageCall {
   user?: UserKey | undefined;
@@ -60,16 +70,17 @@ export function createUsageStore(store: Store): UsageStore {
 
   const totals = async (scope: string, period: Period): Promise<PeriodTotals> => {
     const id = periodId(period);
-    const [nusd, tok, ptok, ctok, calls] = await Promise.all(
-      METRICS.map((m) => store.get<number>(key(m, id, scope))),
-    );
-    return {
-      usd: (nusd ?? 0) / NANO,
-      tokens: tok ?? 0,
-      promptTokens: ptok ?? 0,
-      cachedTokens: ctok ?? 0,
-      calls: calls ?? 0,
-    };
+    const [current, legacy] = await Promise.all([
+      store.readAll(METRICS.map((m) => ({ op: "get" as const, key: key(m, id, scope) }))),
+      // Not one hash slot: one read each, only for the deployment.
+      scope === DEPLOYMENT
+        ? Promise.all(METRICS.map((m) => store.get<number>(legacyDeploymentKey(m, id))))
+        : [],
+    ]);
+    const [nusd, tok, ptok, ctok, calls] = METRICS.map(
+      (_, i) => ((current[i] as number | undefined) ?? 0) + (legacy[i] ?? 0),
+    ) as [number, number, number, number, number];
+    return { usd: nusd / NANO, tokens: tok, promptTokens: ptok, cachedTokens: ctok, calls };
   };
 
   return {
@@ -83,17 +94,25 @@ export function createUsageStore(store: Store): UsageStore {
       };
       const scopes = call.user ? [call.user, DEPLOYMENT] : [DEPLOYMENT];
       const periods = [utcDay(call.at), utcMonth(call.at)];
-      const writes: Array<Promise<number>> = [];
-      for (const scope of scopes)
-        for (const p of periods)
-          for (const m of METRICS) if (values[m] > 0) writes.push(store.incr(key(m, p, scope), values[m]));
-      await Promise.all(writes);
+      // One atomic step per scope (its counters share its hash tag): two commands, not twenty.
+      await Promise.all(
+        scopes.map((scope) =>
+          store.incrAll(
+            periods.flatMap((p) =>
+              METRICS.filter((m) => values[m] > 0).map((m) => ({ key: key(m, p, scope), by: values[m] })),
+            ),
+          ),
+        ),
+      );
       await prune(call.at);
     },
     totals,
     async users(period) {
       const prefix = `${USAGE_PREFIX}calls:${periodId(period)}:`;
-      const scopes = (await store.keys(prefix)).flatMap((k) => hashTagOf(k) ?? []);
+      const scopes = (await store.keys(prefix)).flatMap((k) => {
+        const scope = hashTagOf(k);
+        return scope === undefined || scope === DEPLOYMENT ? [] : [scope];
+      });
       const rows = await Promise.all(scopes.map(async (user) => ({ user, ...(await totals(user, period)) })));
       return rows.sort((a, b) => b.usd - a.usd || b.tokens - a.tokens);
     },

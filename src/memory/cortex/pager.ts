@@ -130,15 +130,19 @@ export function createPager(opts: PagerOptions): Pager {
   /** Append to one of the user's lists and mark the change; with a retention, refresh its TTL. */
   async function write<T>(user: UserKey, list: "records" | "turns", items: T[]): Promise<void> {
     const keys = cortexKeys(user);
+    // The version token is put in the append's own atomic step: never a list ahead of its token.
     if (retentionMs === undefined) {
-      await store.append(keys[list], items);
-      await store.set(keys.version, randomUUID());
+      await store.append(keys[list], items, undefined, { key: keys.version, value: randomUUID() });
       return;
     }
     await prune(user);
     const all = [keys.records, keys.turns, keys.epoch];
-    await store.append(keys[list], items, { keys: all, ttlMs: retentionMs });
-    await store.set(keys.version, randomUUID(), retentionMs);
+    await store.append(
+      keys[list],
+      items,
+      { keys: all, ttlMs: retentionMs },
+      { key: keys.version, value: randomUUID(), ttlMs: retentionMs },
+    );
   }
 
   /** Once a day per user (in this process): drop records and turns past the retention. */

@@ -186,15 +186,18 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
     // refilled) and everything past what the cache holds (nothing, when the token is unchanged).
     // Lists are append-only and the token is set after an append, so items read with a token are
     // never fewer than it stands for; an item read early is read again at most, never missed.
-    const [token, epochRead, recordsHead, turnsHead, newRecords, newTurns] = await Promise.all([
-      store.get<string>(keys.version),
-      store.get<number>(keys.epoch),
-      store.range<{ id?: unknown }>(keys.records, 0, 0),
-      store.range<{ id?: unknown }>(keys.turns, 0, 0),
-      store.range<unknown>(keys.records, cached?.recordsLen ?? 0, -1),
-      store.range<unknown>(keys.turns, cached?.turnsLen ?? 0, -1),
+    const [tokenRead, epochRead, recordsHeadRead, turnsHeadRead, newRecords, newTurns] = await store.readAll([
+      { op: "get", key: keys.version },
+      { op: "get", key: keys.epoch },
+      { op: "range", key: keys.records, start: 0, stop: 0 },
+      { op: "range", key: keys.turns, start: 0, stop: 0 },
+      { op: "range", key: keys.records, start: cached?.recordsLen ?? 0, stop: -1 },
+      { op: "range", key: keys.turns, start: cached?.turnsLen ?? 0, stop: -1 },
     ]);
-    const epoch = epochRead ?? 0;
+    const token = tokenRead as string | undefined;
+    const epoch = (epochRead as number | undefined) ?? 0;
+    const recordsHead = recordsHeadRead as Array<{ id?: unknown }>;
+    const turnsHead = turnsHeadRead as Array<{ id?: unknown }>;
     if (
       cached &&
       cached.token === token &&
