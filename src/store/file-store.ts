@@ -13,7 +13,7 @@ import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
 import { createRateWindows } from "./rate-window.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import type { Expiry, Put, Store, StoreRead } from "./types.js";
+import type { Expiry, Put, Store, StoreStep } from "./types.js";
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -201,10 +201,16 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     return from > to ? [] : items.slice(from, to + 1);
   };
 
-  const readOne = (r: StoreRead): unknown => {
-    if (r.op === "length") return list(r.key)?.length ?? 0;
-    if (r.op === "range") return rangeOf(r.key, r.start, r.stop).map((t) => decode<unknown>(t));
-    const entry = liveValue(r.key);
+  const step = (s: StoreStep): unknown => {
+    if (s.op === "length") return list(s.key)?.length ?? 0;
+    if (s.op === "range") return rangeOf(s.key, s.start, s.stop).map((t) => decode<unknown>(t));
+    const entry = liveValue(s.key);
+    if (s.op === "deleteIfEquals") {
+      if (entry === undefined || entry.s !== encode(s.value)) return false;
+      commit({ o: "del", k: s.key });
+      return true;
+    }
+    if (entry !== undefined && s.op === "take") commit({ o: "del", k: s.key });
     return entry === undefined ? undefined : decode<unknown>(entry.s);
   };
 
@@ -240,12 +246,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       commit(setOp(key, encode(value), ttlMs));
       return true;
     },
-    take: async <T>(key: string) => {
-      const entry = liveValue(key);
-      if (entry === undefined) return undefined;
-      commit({ o: "del", k: key });
-      return decode<T>(entry.s);
-    },
+    take: async <T>(key: string) => step({ op: "take", key }) as T | undefined,
     appendOnce: async <T>(
       claimKey: string,
       claimTtlMs: number,
@@ -271,12 +272,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       commit({ o: "exp", k: key, e: now() + ttlMs });
       return true;
     },
-    deleteIfEquals: async <T>(key: string, value: T) => {
-      const entry = liveValue(key);
-      if (entry === undefined || entry.s !== encode(value)) return false;
-      commit({ o: "del", k: key });
-      return true;
-    },
+    deleteIfEquals: async <T>(key: string, value: T) => step({ op: "deleteIfEquals", key, value }) as boolean,
     compareAndSet: async <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) => {
       // Encode first (a bad value throws before anything is compared), then check and write with no
       // await in between: atomic within this process, which owns the file.
@@ -311,7 +307,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     },
     range: async <T>(key: string, start: number, stop: number) =>
       rangeOf(key, start, stop).map((s) => decode<T>(s)),
-    readAll: (async (reads: readonly StoreRead[]) => reads.map(readOne)) as Store["readAll"],
+    batch: (async (steps: readonly StoreStep[]) => steps.map(step)) as Store["batch"],
     length: async (key) => list(key)?.length ?? 0,
     dropFirst: async (key, count) => {
       const n = Math.min(Math.max(0, Math.floor(count)), list(key)?.length ?? 0);

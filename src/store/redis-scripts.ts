@@ -49,13 +49,18 @@ if ARGV[1] ~= '' then
 end
 return n`;
 
-// One read per key; ARGV: per key its op (g = GET, l = LLEN, r = LRANGE), then for r its start and
-// stop. A missing value comes back as nil (false in the table).
-export const READ_ALL = `local out, a = {}, 1
+// Store.batch: one step per key, in order; ARGV: per key its op (g = GET, l = LLEN, r = LRANGE,
+// t = GETDEL, d = delete if equal), then for r its start and stop, for d the value. A missing value
+// comes back as nil (false in the table).
+export const BATCH = `local out, a = {}, 1
 for i = 1, #KEYS do
   local op = ARGV[a]
   if op == 'g' then out[i] = redis.call('GET', KEYS[i]); a = a + 1
   elseif op == 'l' then out[i] = redis.call('LLEN', KEYS[i]); a = a + 1
+  elseif op == 't' then out[i] = redis.call('GETDEL', KEYS[i]); a = a + 1
+  elseif op == 'd' then
+    if redis.call('GET', KEYS[i]) == ARGV[a + 1] then out[i] = redis.call('DEL', KEYS[i]) else out[i] = 0 end
+    a = a + 2
   else out[i] = redis.call('LRANGE', KEYS[i], ARGV[a + 1], ARGV[a + 2]); a = a + 3 end
 end
 return out`;

@@ -13,11 +13,11 @@ import { openRedisLink, redisUrls } from "./redis-link.js";
 import {
   APPEND,
   APPEND_ONCE,
+  BATCH,
   COMPARE_AND_SET,
   DELETE_IF_EQUALS,
   INCR_ALL,
   RATE_WINDOW,
-  READ_ALL,
   RENEW_IF_EQUALS,
   rateWindowArgs,
   TAKE_TOKEN,
@@ -27,7 +27,7 @@ import {
   type Put,
   type Store,
   type StoreLog,
-  type StoreRead,
+  type StoreStep,
   StoreUnavailableError,
 } from "./types.js";
 
@@ -196,22 +196,21 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         });
         return Number(res);
       }),
-    readAll: ((reads: readonly StoreRead[]) =>
-      run("readAll", async () => {
-        if (reads.length === 0) return [];
-        const res = (await link.commands().eval(READ_ALL, {
-          keys: reads.map((r) => k(r.key)),
-          arguments: reads.flatMap((r) =>
-            r.op === "range" ? ["r", String(r.start), String(r.stop)] : [r.op[0]!],
-          ),
+    batch: ((steps: readonly StoreStep[]) =>
+      run("batch", async () => {
+        if (steps.length === 0) return [];
+        const res = (await link.commands().eval(BATCH, {
+          keys: steps.map((s) => k(s.key)),
+          arguments: steps.flatMap(batchArgs),
         })) as Array<string | number | string[] | null>;
-        return reads.map((r, i) => {
+        return steps.map((s, i) => {
           const v = res[i];
-          if (r.op === "length") return Number(v);
-          if (r.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
+          if (s.op === "length") return Number(v);
+          if (s.op === "deleteIfEquals") return v === 1;
+          if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
           return typeof v === "string" ? decode<unknown>(v) : undefined;
         });
-      })) as Store["readAll"],
+      })) as Store["batch"],
     range: <T>(key: string, start: number, stop: number) =>
       run("range", async () => (await link.commands().lRange(k(key), start, stop)).map((s) => decode<T>(s))),
     length: (key) => run("length", () => link.commands().lLen(k(key))),
@@ -239,6 +238,13 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       await link.close();
     },
   };
+}
+
+/** BATCH's ARGV for one step. */
+function batchArgs(s: StoreStep): string[] {
+  if (s.op === "range") return ["r", String(s.start), String(s.stop)];
+  if (s.op === "deleteIfEquals") return ["d", encode(s.value)];
+  return [{ get: "g", length: "l", take: "t" }[s.op]];
 }
 
 function isConnectionError(err: unknown): boolean {

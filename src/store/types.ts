@@ -33,18 +33,28 @@ export interface Put {
   ttlMs?: number;
 }
 
-/** One read of `Store.readAll`. */
-export type StoreRead =
+/**
+ * One step of `Store.batch`: a read (`get`, `length`, `range`), or a read-and-delete (`take`, as
+ * `Store.take`) or a holder's delete (`deleteIfEquals`, as `Store.deleteIfEquals`).
+ */
+export type StoreStep =
   | { op: "get"; key: string }
   | { op: "length"; key: string }
-  | { op: "range"; key: string; start: number; stop: number };
+  | { op: "range"; key: string; start: number; stop: number }
+  | { op: "take"; key: string }
+  | { op: "deleteIfEquals"; key: string; value: unknown };
 
-/** What one `StoreRead` gives: `get` the value (undefined when absent), `length` a number, `range` the items. */
-export type StoreReadResult<R extends StoreRead> = R extends { op: "get" }
+/**
+ * What one `StoreStep` gives: `get` and `take` the value (undefined when absent), `length` a
+ * number, `range` the items, `deleteIfEquals` whether it deleted.
+ */
+export type StoreStepResult<R extends StoreStep> = R extends { op: "get" | "take" }
   ? unknown
   : R extends { op: "length" }
     ? number
-    : unknown[];
+    : R extends { op: "deleteIfEquals" }
+      ? boolean
+      : unknown[];
 
 /** One counter step of `Store.incrAll`. */
 export interface CounterStep {
@@ -125,12 +135,12 @@ export interface Store {
    */
   append<T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put): Promise<number>;
   /**
-   * Several reads at one instant (Redis: one read-only script, one command on the wire), results
-   * in order. Every key must share one hash slot (one hash tag) on a cluster.
+   * Several steps run in order as one atomic step (Redis: one script, one command on the wire),
+   * results in order. Every key must share one hash slot (one hash tag) on a cluster.
    */
-  readAll<const R extends readonly StoreRead[]>(
+  batch<const R extends readonly StoreStep[]>(
     reads: R,
-  ): Promise<{ -readonly [I in keyof R]: StoreReadResult<R[I]> }>;
+  ): Promise<{ -readonly [I in keyof R]: StoreStepResult<R[I]> }>;
   /** Items `start..stop` inclusive; negative indexes count from the end (Redis `LRANGE`). */
   range<T>(key: string, start: number, stop: number): Promise<T[]>;
   length(key: string): Promise<number>;

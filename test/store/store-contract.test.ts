@@ -218,12 +218,12 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(await store.length("{p}:list")).toBe(1);
     });
 
-    it("readAll reads values, lengths and ranges of one hash tag in one step, in order", async () => {
+    it("batch reads values, lengths and ranges of one hash tag in one step, in order", async () => {
       await open("readall");
-      expect(await store.readAll([])).toEqual([]);
+      expect(await store.batch([])).toEqual([]);
       await store.set("{r}:v", { a: 1 });
       await store.append("{r}:l", [1, 2, 3]);
-      const [v, missing, len, none, all, tail, empty] = await store.readAll([
+      const [v, missing, len, none, all, tail, empty] = await store.batch([
         { op: "get", key: "{r}:v" },
         { op: "get", key: "{r}:nothing" },
         { op: "length", key: "{r}:l" },
@@ -236,6 +236,34 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(missing).toBeUndefined();
       expect([len, none]).toEqual([3, 0]);
       expect([all, tail, empty]).toEqual([[1, 2, 3], [2, 3], []]);
+    });
+
+    it("batch takes and deletes as its holder in order with its reads; of 50 concurrent takes exactly one gets the value", async () => {
+      await open("batch-writes");
+      await store.set("{w}:lock", "me");
+      await store.set("{w}:mark", 1);
+      await store.append("{w}:inbox", ["a", "b"]);
+      const [notMine, mark, markAgain, mine, after, inbox] = await store.batch([
+        { op: "deleteIfEquals", key: "{w}:lock", value: "you" },
+        { op: "take", key: "{w}:mark" },
+        { op: "take", key: "{w}:mark" },
+        { op: "deleteIfEquals", key: "{w}:lock", value: "me" },
+        { op: "get", key: "{w}:lock" },
+        { op: "range", key: "{w}:inbox", start: 1, stop: -1 },
+      ]);
+      expect([notMine, mark, markAgain, mine, after, inbox]).toEqual([
+        false,
+        1,
+        undefined,
+        true,
+        undefined,
+        ["b"],
+      ]);
+      await store.set("{w}:once", { v: 1 });
+      const taken = await Promise.all(
+        Array.from({ length: 50 }, () => store.batch([{ op: "take", key: "{w}:once" }])),
+      );
+      expect(taken.filter(([v]) => v !== undefined)).toEqual([[{ v: 1 }]]);
     });
 
     it("incrAll adds to several counters of one hash tag at once; concurrent calls lose nothing", async () => {

@@ -87,8 +87,11 @@ export interface Journal {
   replaceLog(conversation: ConversationKey, entries: readonly LogEntry[]): Promise<number>;
   readLog(conversation: ConversationKey): Promise<LogEntry[]>;
   logLength(conversation: ConversationKey): Promise<number>;
-  /** Clear the "has work" marker (the holder saw the inbox fully taken). */
-  clearPending(conversation: ConversationKey): Promise<void>;
+  /**
+   * Clear the "has work" marker (the holder saw the inbox fully taken) and read the inbox from
+   * `from` on, in one atomic step: a message journaled just before the clear is in the read.
+   */
+  clearPending(conversation: ConversationKey, from: number): Promise<InboundMessage[]>;
   /** Set the marker again (the holder found work after clearing it). */
   markPending(conversation: ConversationKey): Promise<void>;
   /** Conversations whose marker says they may have work (unanswered messages or an open turn). */
@@ -137,7 +140,7 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     recordAgain: append,
     async snapshot(c, from) {
-      const [logLength, inboxLength, read, existed] = await store.readAll([
+      const [logLength, inboxLength, read, existed] = await store.batch([
         { op: "length", key: K.log(c) },
         { op: "length", key: K.inbox(c) },
         { op: "range", key: K.inbox(c), start: from ?? -SNAPSHOT_TAIL, stop: -1 },
@@ -191,10 +194,12 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     readLog: (c) => readConversationLog(store, c),
     logLength: (c) => store.length(K.log(c)),
-    async clearPending(c) {
-      // A take, not a delete: sent to the store at once (keyv's delete goes out a few ticks later),
-      // so a read of the inbox sent right after it runs after it (`drain`).
-      await store.take(K.pending(c));
+    async clearPending(c, from) {
+      const [, items] = await store.batch([
+        { op: "take", key: K.pending(c) },
+        { op: "range", key: K.inbox(c), start: from, stop: -1 },
+      ]);
+      return items as InboundMessage[];
     },
     async markPending(c) {
       // Its own TTL, one horizon: a marker never outlives the conversation it points to by more.

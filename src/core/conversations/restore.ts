@@ -18,6 +18,7 @@ import {
   trimmedSummary,
 } from "./replay.js";
 import type { Live, Thread, ThreadEnv } from "./thread-state.js";
+import type { InboundMessage } from "./types.js";
 
 /**
  * Rebuild from the log unless the in-memory agent is current. `snap`: the lengths were just read
@@ -133,6 +134,11 @@ export async function fetchInbox(t: Thread, live: Live, journal: Journal, snap?:
   const items = fromSnap
     ? snap.inbox.items.slice(live.fetched - snap.inbox.from)
     : await journal.inboxFrom(t.key, live.fetched);
+  takeFetched(t, live, items);
+}
+
+/** Inbox items read from `live.fetched` on become pending. */
+export function takeFetched(t: Thread, live: Live, items: readonly InboundMessage[]): void {
   live.fetched += items.length;
   live.pending.push(...items);
   for (const m of items) t.unfetched.delete(m.id);

@@ -19,7 +19,7 @@ import type { Lease } from "./lease.js";
 import type { LogEntry } from "./log-entry.js";
 import { recordAnswered, recordTurnStart, turnSpan, turnStartEntry } from "./observe.js";
 import { lostReply } from "./replay.js";
-import { fetchInbox, journalMissing, restore } from "./restore.js";
+import { fetchInbox, journalMissing, restore, takeFetched } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
 import { chargeTurn } from "./turn-tokens.js";
 import type { ConversationIO, InboundMessage } from "./types.js";
@@ -86,9 +86,9 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     await fetchInbox(t, live, journal, first);
     first = undefined;
     if (live.pending.length === 0) {
-      // A message journaled just before the clear: take it now rather than lose its marker. Both go
-      // in one round trip; the store runs them in the order sent, so the read follows the clear.
-      await Promise.all([journal.clearPending(t.key), fetchInbox(t, live, journal)]);
+      // A message journaled just before the clear: take it now rather than lose its marker. The
+      // clear and the read are one atomic step, the read after the clear.
+      takeFetched(t, live, await journal.clearPending(t.key, live.fetched));
       if (live.pending.length === 0 && t.unfetched.size > 0 && (await journalMissing(t, journal))) {
         await fetchInbox(t, live, journal);
       }

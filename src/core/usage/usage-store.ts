@@ -71,7 +71,7 @@ export function createUsageStore(store: Store): UsageStore {
   const totals = async (scope: string, period: Period): Promise<PeriodTotals> => {
     const id = periodId(period);
     const [current, legacy] = await Promise.all([
-      store.readAll(METRICS.map((m) => ({ op: "get" as const, key: key(m, id, scope) }))),
+      store.batch(METRICS.map((m) => ({ op: "get" as const, key: key(m, id, scope) }))),
       // Not one hash slot: one read each, only for the deployment.
       scope === DEPLOYMENT
         ? Promise.all(METRICS.map((m) => store.get<number>(legacyDeploymentKey(m, id))))

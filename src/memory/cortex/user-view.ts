@@ -186,7 +186,7 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
     // refilled) and everything past what the cache holds (nothing, when the token is unchanged).
     // Lists are append-only and the token is set after an append, so items read with a token are
     // never fewer than it stands for; an item read early is read again at most, never missed.
-    const [tokenRead, epochRead, recordsHeadRead, turnsHeadRead, newRecords, newTurns] = await store.readAll([
+    const [tokenRead, epochRead, recordsHeadRead, turnsHeadRead, newRecords, newTurns] = await store.batch([
       { op: "get", key: keys.version },
       { op: "get", key: keys.epoch },
       { op: "range", key: keys.records, start: 0, stop: 0 },
