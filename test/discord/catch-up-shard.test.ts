@@ -71,4 +71,42 @@ describe("Discord catch-up of one shard of several", () => {
     const asked = f.calls.filter((c) => foreign.some((id) => c.path.startsWith(`/channels/${id}`)));
     expect(asked.length).toBe(0);
   }, 60_000);
+
+  it("still catches up from marks written before marks named their guild (the upgrade's own restart)", async () => {
+    fake = await startFakeDiscord();
+    const f = fake;
+    const otherGuild = f.addGuild(1);
+    const shard = shardOf(f.guildId, 2);
+    store = await createFileStore({ dataDir: mkdtempSync(join(tmpdir(), "neo-catch-up-")), prefix: "neo:" });
+    const s = store;
+    // Marks as the release before wrote them (`discord:seen:<channel>` = { id, at }, no guild), one in
+    // this shard's channel and one in the other shard's; a message was missed in each.
+    const legacyMark = async (channelId: string) => {
+      const m = message({
+        channel: channelId === f.channel.id ? f.channel : otherGuild.channels[0]!,
+        author: f.alice,
+        content: "before",
+      });
+      f.store(channelId, m);
+      await s.set(`discord:seen:${channelId}`, { id: m.id, at: Date.now() - 30_000 }, 60_000);
+    };
+    await legacyMark(f.channel.id);
+    await legacyMark(otherGuild.channels[0]!.id);
+    const missed = message({ channel: f.channel, author: f.alice, content: "during the deploy" });
+    f.store(f.channel.id, missed);
+    const foreignMissed = message({ channel: otherGuild.channels[0]!, author: f.alice, content: "theirs" });
+    f.store(otherGuild.channels[0]!.id, foreignMissed);
+
+    client = createDiscordClient({ apiUrl: f.apiBase, store, shards: [shard], shardCount: 2 });
+    const ready = new Promise<void>((resolve) => client!.once(Events.ClientReady, () => resolve()));
+    await client.login(f.token);
+    await ready;
+    const caught: string[] = [];
+    await createBackfill(client, store).run(async (m) => {
+      caught.push(m.id);
+    }, shard);
+
+    // Its own channel's missed message, and not the other shard's (that shard catches it up).
+    expect(caught).toEqual([missed.id]);
+  }, 60_000);
 });

@@ -31,8 +31,11 @@ const PAGE = 100;
 /** How long a replaced mark is remembered: a shard's catch-up follows its connection within seconds. */
 const FLOOR_MS = 60_000;
 
-/** A channel's mark: the last message handled there, when, and its guild (null: a DM). */
-const SeenSchema = z.object({ id: z.string(), at: z.number(), guild: z.string().nullable() });
+/**
+ * A channel's mark: the last message handled there, when, and its guild (null: a DM; absent: written
+ * by a release before marks named it, so the channel's guild is learnt when it is fetched).
+ */
+const SeenSchema = z.object({ id: z.string(), at: z.number(), guild: z.string().nullable().optional() });
 type Seen = z.infer<typeof SeenSchema>;
 
 export interface Backfill {
@@ -99,10 +102,12 @@ export function createBackfill(client: Client, store: Store, now: () => number =
       const count = client.options.shardCount ?? 1;
       const ours = (guild: string | null): boolean =>
         (guild === null ? 0 : ShardClientUtil.shardIdForGuildId(guild, count)) === shard;
+      // A mark of a release before (no guild) is kept until its channel says where it is: the restart
+      // that deploys this one must catch up what was missed while it ran.
       const entries: Array<[string, Seen]> = [];
       for (const key of await store.keys(SEEN_PREFIX)) {
         const seen = SeenSchema.safeParse(await store.get(key)).data;
-        if (seen && seen.at >= since && ours(seen.guild)) entries.push([key.slice(SEEN_PREFIX.length), seen]);
+        if (seen && seen.at >= since && (seen.guild === undefined || ours(seen.guild))) entries.push([key.slice(SEEN_PREFIX.length), seen]);
       }
       forgetOldFloors();
       for (const entry of entries) {
@@ -121,6 +126,7 @@ export function createBackfill(client: Client, store: Store, now: () => number =
         try {
           const channel = await client.channels.fetch(channelId);
           if (!channel?.isTextBased()) continue;
+          if (seen.guild === undefined && !ours("guildId" in channel ? channel.guildId : null)) continue;
           const page = await channel.messages.fetch({ after: seen.id, limit: PAGE });
           if (page.size === PAGE) {
             log.warn(
