@@ -107,7 +107,8 @@ export function createBackfill(client: Client, store: Store, now: () => number =
       const entries: Array<[string, Seen]> = [];
       for (const key of await store.keys(SEEN_PREFIX)) {
         const seen = SeenSchema.safeParse(await store.get(key)).data;
-        if (seen && seen.at >= since && (seen.guild === undefined || ours(seen.guild))) entries.push([key.slice(SEEN_PREFIX.length), seen]);
+        if (seen && seen.at >= since && (seen.guild === undefined || ours(seen.guild)))
+          entries.push([key.slice(SEEN_PREFIX.length), seen]);
       }
       forgetOldFloors();
       for (const entry of entries) {
