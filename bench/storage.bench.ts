@@ -47,7 +47,7 @@ export async function run(): Promise<BenchSection> {
         position: `17000${i}.000100`,
         receivedAt: now,
       };
-      await journal.record(m);
+      await journal.record(m, true);
       // A thread silent past the horizon was deleted: its log starts again from nothing.
       const seen = lastSeen.get(c);
       if (seen === undefined || now - seen >= RETENTION_MS) logLength.set(c, 0);

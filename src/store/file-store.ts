@@ -13,7 +13,7 @@ import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
 import { createRateWindows } from "./rate-window.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import type { Expiry, Put, Store, StoreStep } from "./types.js";
+import type { Expiry, ListItems, Put, Store, StoreStep } from "./types.js";
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -254,13 +254,20 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       items: readonly T[],
       markerKey: string,
       expiry?: Expiry,
+      also?: ListItems,
     ) => {
       // No await between the check and the writes: atomic within this process, which owns the file.
       if (live(claimKey) !== undefined) return false;
+      const encoded = items.map(encode);
+      const alsoEncoded = also?.items.map(encode) ?? [];
       commit(setOp(claimKey, encode(1), claimTtlMs));
-      if (items.length > 0) {
+      if (encoded.length > 0) {
         list(listKey);
-        commit({ o: "push", k: listKey, v: items.map(encode) });
+        commit({ o: "push", k: listKey, v: encoded });
+      }
+      if (also && alsoEncoded.length > 0) {
+        list(also.key);
+        commit({ o: "push", k: also.key, v: alsoEncoded });
       }
       commit(setOp(markerKey, encode(1)));
       applyExpiry(expiry);

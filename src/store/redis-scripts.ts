@@ -20,13 +20,20 @@ if ARGV[4] ~= '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 else redis.call('SET', KEYS[1], ARGV[3]) end
 return 1`;
 
-// KEYS: claim, list, marker, then the keys that expire together; ARGV: 1 = "1", 2 = claim TTL,
-// 3 = their TTL ms or "", then the items.
+// KEYS: claim, list, marker, the second list if any, then the keys that expire together; ARGV:
+// 1 = "1", 2 = claim TTL, 3 = their TTL ms or "", 4 = how many items the list gets, 5 = "1" when
+// there is a second list, then the list's items, then the second list's.
 export const APPEND_ONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  local n = tonumber(ARGV[4])
+  for i = 6, 5 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  local first = 4
+  if ARGV[5] == '1' then
+    for i = 6 + n, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[i]) end
+    first = 5
+  end
   redis.call('SET', KEYS[3], ARGV[1])
   if ARGV[3] ~= '' then
-    for i = 4, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+    for i = first, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
   end
   return 1
 end

@@ -24,6 +24,7 @@ import {
 } from "./redis-scripts.js";
 import {
   type Expiry,
+  type ListItems,
   type Put,
   type Store,
   type StoreLog,
@@ -134,15 +135,25 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       items: readonly T[],
       markerKey: string,
       expiry?: Expiry,
+      also?: ListItems,
     ) =>
       run("appendOnce", async () => {
         const res = await link.commands().eval(APPEND_ONCE, {
-          keys: [k(claimKey), k(listKey), k(markerKey), ...(expiry?.keys ?? []).map(k)],
+          keys: [
+            k(claimKey),
+            k(listKey),
+            k(markerKey),
+            ...(also ? [k(also.key)] : []),
+            ...(expiry?.keys ?? []).map(k),
+          ],
           arguments: [
             encode(1),
             String(claimTtlMs),
             expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
+            String(items.length),
+            also ? "1" : "0",
             ...items.map(encode),
+            ...(also?.items ?? []).map(encode),
           ],
         });
         return res === 1;

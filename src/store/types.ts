@@ -33,6 +33,12 @@ export interface Put {
   ttlMs?: number;
 }
 
+/** Items for a list (`Store.appendOnce`'s second list). */
+export interface ListItems {
+  key: string;
+  items: readonly unknown[];
+}
+
 /**
  * One step of `Store.batch`: a read (`get`, `length`, `range`), or a read-and-delete (`take`, as
  * `Store.take`) or a holder's delete (`deleteIfEquals`, as `Store.deleteIfEquals`).
@@ -82,7 +88,7 @@ export interface Store {
    * Atomic "record once": only if `claimKey` is absent, set it (expiring after `claimTtlMs`), append
    * `items` to the list `listKey` and set `markerKey`. False, and nothing written, when the claim
    * was there. One step, so a store failure can never leave a claim without its append. `expiry`
-   * is applied in the same step.
+   * is applied in the same step, and `also` (another list of the slot: who spoke) appended in it.
    */
   appendOnce<T>(
     claimKey: string,
@@ -91,6 +97,7 @@ export interface Store {
     items: readonly T[],
     markerKey: string,
     expiry?: Expiry,
+    also?: ListItems,
   ): Promise<boolean>;
   /** Atomic: extend the TTL only if the key still holds `value` (lease renewal). */
   renewIfEquals<T>(key: string, value: T, ttlMs: number): Promise<boolean>;

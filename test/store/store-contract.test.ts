@@ -82,6 +82,33 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(await store.range("{q}inbox", 1, -1)).toEqual([{ i: 100 }, { i: 101 }]);
     });
 
+    it("appendOnce with a second list: appended only by the claiming call, in the same step and expiry", async () => {
+      await open("once-also");
+      const group = { keys: ["{s}inbox", "{s}speakers"], ttlMs: 60_000 };
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.appendOnce("{s}seen:m1", 60_000, "{s}inbox", [{ i }], "{s}pending", group, {
+            key: "{s}speakers",
+            items: [`u${i}`, "x"],
+          }),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect(await store.range("{s}inbox", 0, -1)).toEqual([{ i: winner }]);
+      expect(await store.range("{s}speakers", 0, -1)).toEqual([`u${winner}`, "x"]);
+      // The second list ends with the group, like the first.
+      const short = { keys: ["{s}inbox", "{s}speakers"], ttlMs: 40 };
+      expect(
+        await store.appendOnce("{s}seen:m2", 60_000, "{s}inbox", [], "{s}pending", short, {
+          key: "{s}speakers",
+          items: ["y"],
+        }),
+      ).toBe(true);
+      await until(async () => (await store.length("{s}speakers")) === 0);
+      expect(await store.length("{s}inbox")).toBe(0);
+    });
+
     it("take: of 50 concurrent callers exactly one gets the value", async () => {
       await open("take");
       await store.set("approval", { plan: "p1", amount: 5 });

@@ -47,25 +47,25 @@ export function createConversations(options: ConversationsOptions): Conversation
       if (ownIo) t.ios.set(message.id, io);
       // Before this message's own pass can start its turn.
       const running = t.turn !== null;
-      // One round trip: the journal, who spoke (for /neo reset; it must not cost the message its
-      // turn), and the pass's lease and read of the conversation, which Redis runs after the journal
-      // write. A pass for a message that turns out a duplicate finds nothing new to do.
-      const recorded = journal.record(message);
-      const spoke = speakers
-        .record(message.conversation, message.speaker.userKey)
-        .catch((err: unknown) => log.warn({ err, conversation: t.key }, "could not note the speaker"));
+      // One round trip: the journal with who spoke (for /neo reset and erasures: written in the
+      // journal's step unless this instance wrote it before), and the pass's lease and read of the
+      // conversation, which Redis runs after the journal write. A pass for a message that turns
+      // out a duplicate finds nothing new to do (its first journaling noted the speaker).
+      const user = message.speaker.userKey;
+      const withSpeaker = !speakers.noted(message.conversation, user);
+      const recorded = journal.record(message, withSpeaker);
       const now = workers.admit(t, message.speaker.userKey);
       if (now) schedule(t);
       let fresh = false;
       try {
         fresh = await recorded;
+        if (fresh && withSpeaker) speakers.note(message.conversation, user);
       } finally {
         if (!fresh && mine) t.unfetched.delete(message.id);
         if (!fresh && ownIo) t.ios.delete(message.id);
       }
       // Parked behind the user's other waiting threads: the store holds it until its turn comes.
       if (fresh && !now) workers.park(t, message.id);
-      await spoke;
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
       acknowledge(options, journal, t, message, io ?? options.io(t.key), running).catch((err: unknown) =>

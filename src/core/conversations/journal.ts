@@ -63,8 +63,11 @@ export interface Snapshot {
 export interface Journal {
   /** Lengths and unread inbox, all in one round trip (see `Snapshot`); `from` = inbox entries already read. */
   snapshot(conversation: ConversationKey, from: number | undefined): Promise<Snapshot>;
-  /** Record the message once: false when this platform id was already journaled (within the TTL). */
-  record(message: InboundMessage): Promise<boolean>;
+  /**
+   * Record the message once: false when this platform id was already journaled (within the TTL).
+   * `withSpeaker`: its speaker is appended to the conversation's speakers in the same step.
+   */
+  record(message: InboundMessage, withSpeaker: boolean): Promise<boolean>;
   /**
    * Record a message this instance journaled before and the store may have lost: the store's claim
    * alone decides (false: it is there).
@@ -123,22 +126,31 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     recent.set(claim, Date.now() + dedupeTtlMs);
     if (recent.size > RECENT_CLAIMS) recent.delete(recent.keys().next().value as string);
   };
-  const append = async (message: InboundMessage): Promise<boolean> => {
+  const append = async (message: InboundMessage, withSpeaker = false): Promise<boolean> => {
     // Claim, append and "has work" marker in one atomic step: a store that fails midway must not
     // leave a claim that makes the platform's retry look like a duplicate of a message never kept.
     const c = message.conversation;
     const claim = K.seen(c, message.id);
-    const fresh = await store.appendOnce(claim, dedupeTtlMs, K.inbox(c), [message], K.pending(c), expiry(c));
+    const speaker = withSpeaker ? { key: speakersKey(c), items: [message.speaker.userKey] } : undefined;
+    const fresh = await store.appendOnce(
+      claim,
+      dedupeTtlMs,
+      K.inbox(c),
+      [message],
+      K.pending(c),
+      expiry(c),
+      speaker,
+    );
     if (fresh) remember(claim);
     return fresh;
   };
   return {
-    async record(message) {
+    async record(message, withSpeaker) {
       const until = recent.get(K.seen(message.conversation, message.id));
       if (until !== undefined && until > Date.now()) return false;
-      return append(message);
+      return append(message, withSpeaker);
     },
-    recordAgain: append,
+    recordAgain: (message) => append(message),
     async snapshot(c, from) {
       const [logLength, inboxLength, read, existed] = await store.batch([
         { op: "length", key: K.log(c) },

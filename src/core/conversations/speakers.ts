@@ -15,16 +15,21 @@ export const speakersKey = (conversation: ConversationKey) => `${PREFIX}${hashTa
 /** Pairs this instance has written, so a person's next messages cost no write (bounded). */
 const NOTED_MAX = 20_000;
 
-/** `retentionMs`: the conversation's retention, which the list is written with. */
+/**
+ * `retentionMs`: the conversation's retention, which the list is written with. The list is
+ * appended to by the journal, in the step that journals a message (`Journal.record`): this module
+ * says whether the speaker still needs writing, and reads and rewrites the list.
+ */
 export function createSpeakers(store: Store, retentionMs: number) {
   const noted = new Set<string>();
+  const pairOf = (conversation: ConversationKey, user: UserKey) => `${conversation}\n${user}`;
   const expiry = (c: ConversationKey) => ({ keys: [speakersKey(c)], ttlMs: retentionMs });
   return {
-    async record(conversation: ConversationKey, user: UserKey): Promise<void> {
-      const pair = `${conversation}\n${user}`;
-      if (noted.has(pair)) return;
-      await store.append(speakersKey(conversation), [user], expiry(conversation));
-      noted.add(pair);
+    /** Whether this instance has written `user` into the conversation's list (so need not again). */
+    noted: (conversation: ConversationKey, user: UserKey): boolean => noted.has(pairOf(conversation, user)),
+    /** `user` was written into the conversation's list. */
+    note(conversation: ConversationKey, user: UserKey): void {
+      noted.add(pairOf(conversation, user));
       if (noted.size > NOTED_MAX) noted.delete(noted.values().next().value as string);
     },
     /** The conversations where a person (`isTheirs` of a user key) spoke: a scan, erasures are rare. */
