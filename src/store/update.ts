@@ -21,13 +21,29 @@ export interface UpdateResult<T, R> {
 
 export type Change<T, R> = (current: T | undefined) => { next?: T; result: R };
 
+export interface UpdateOptions<T> {
+  ttlMs?: number;
+  attempts?: number;
+  /**
+   * The value the caller read a moment ago: the first attempt starts from it instead of reading.
+   * Only a write is taken on its word (the compare-and-set checks it); when `change` would leave it
+   * as is, or the guess was wrong, the value is read as usual.
+   */
+  known?: { value: T | undefined };
+}
+
 export async function updateAtomically<T, R>(
   store: Store,
   key: string,
   change: Change<T, R>,
-  opts: { ttlMs?: number; attempts?: number } = {},
+  opts: UpdateOptions<T> = {},
 ): Promise<UpdateResult<T, R>> {
   const attempts = opts.attempts ?? 50;
+  if (opts.known) {
+    const { next, result } = change(opts.known.value);
+    if (next !== undefined && (await store.compareAndSet(key, opts.known.value, next, opts.ttlMs)))
+      return { value: next, result, written: true };
+  }
   for (let i = 0; i < attempts; i++) {
     const current: T | undefined = await store.get<T>(key);
     const { next, result } = change(current);

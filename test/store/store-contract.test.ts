@@ -171,6 +171,40 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(declined).toMatchObject({ written: false, result: "no" });
     });
 
+    it("updateAtomically from a value read a moment ago: a right guess writes without reading; a wrong or idle one reads", async () => {
+      await open("update-known");
+      let reads = 0;
+      const counted: Store = { ...store, get: (key) => (reads++, store.get(key)) };
+      const add = (n: number) => (cur: number[] | undefined) => ({ next: [...(cur ?? []), n], result: n });
+      await store.set("doc", [1]);
+      // Right guess: one compare-and-set, no read.
+      expect(await updateAtomically(counted, "doc", add(2), { known: { value: [1] } })).toMatchObject({
+        value: [1, 2],
+        written: true,
+      });
+      expect(reads).toBe(0);
+      // Wrong guess (another writer got there): read, recompute, nothing lost.
+      await store.set("doc", [1, 2, 3]);
+      expect(await updateAtomically(counted, "doc", add(4), { known: { value: [1, 2] } })).toMatchObject({
+        value: [1, 2, 3, 4],
+        written: true,
+      });
+      expect(reads).toBe(1);
+      // A guess on which the change writes nothing is not taken on its word: the value is read.
+      const idle = (cur: number[] | undefined) =>
+        cur?.length ? { result: "kept" } : { next: [0], result: "set" };
+      expect(await updateAtomically(counted, "doc", idle, { known: { value: [9] } })).toMatchObject({
+        value: [1, 2, 3, 4],
+        written: false,
+      });
+      expect(reads).toBe(2);
+      await store.delete("doc");
+      expect(await updateAtomically(counted, "doc", idle, { known: { value: [9] } })).toMatchObject({
+        value: [0],
+        written: true,
+      });
+    });
+
     it("incr is atomic under concurrency", async () => {
       await open("incr");
       const values = await Promise.all(Array.from({ length: 50 }, () => store.incr("counter")));

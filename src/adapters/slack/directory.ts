@@ -68,6 +68,12 @@ export interface Directory<T> {
 export const FAILED_LOOKUP_TTL_MS = 60_000;
 /** Background lookups waiting at most, per workspace and kind (the oldest gives way). */
 const MAX_QUEUED = 5000;
+/**
+ * A background lookup queued with what the store held a moment ago starts from that, not from a
+ * new read, when it starts within this long (at worst a lookup another instance just made is made
+ * again: every write is a compare-and-set on the stored entry).
+ */
+const SEEN_FRESH_MS = 1000;
 
 const dlog = log.child({ component: "slack" });
 
@@ -85,18 +91,26 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
   const failedUntil = new Map<string, number>();
   const inflight = new Map<string, Promise<DirectoryEntry<T> | undefined>>();
   const queue = new Set<string>();
+  /** What `now` read of a queued id, and when (`SEEN_FRESH_MS`). */
+  const seen = new Map<string, { entry: DirectoryEntry<T> | undefined; at: number }>();
   let pumping = false;
   let stopped = false;
   let pause: { timer: NodeJS.Timeout; done: () => void } | undefined;
 
   const read = (id: string) => o.store.get<DirectoryEntry<T>>(o.key(id));
 
-  const write = async (id: string, value: Partial<T>, at: number): Promise<DirectoryEntry<T> | undefined> => {
+  /** `known`: the entry read just before (the write starts from it: one command fewer). */
+  const write = async (
+    id: string,
+    value: Partial<T>,
+    at: number,
+    known?: { value: DirectoryEntry<T> | undefined },
+  ): Promise<DirectoryEntry<T> | undefined> => {
     const r = await updateAtomically<DirectoryEntry<T>, null>(
       o.store,
       o.key(id),
       (current) => ({ next: merge(current, value, at), result: null }),
-      { ttlMs: o.ttlMs },
+      known ? { ttlMs: o.ttlMs, known } : { ttlMs: o.ttlMs },
     );
     return r.value;
   };
@@ -110,7 +124,11 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
   };
 
   /** One lookup of `id` at a time on this instance; undefined when an optional one found no room. */
-  const lookup = (id: string, optional: boolean): Promise<DirectoryEntry<T> | undefined> => {
+  const lookup = (
+    id: string,
+    optional: boolean,
+    known?: { value: DirectoryEntry<T> | undefined },
+  ): Promise<DirectoryEntry<T> | undefined> => {
     const running = inflight.get(id);
     if (running) return running;
     // Dated from the question: news of a change Slack sent while it was asked is not overwritten.
@@ -120,7 +138,7 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
       .then(async (value) => {
         if (value === undefined || stopped) return undefined;
         failedUntil.delete(id);
-        return write(id, value, asked);
+        return write(id, value, asked, known);
       })
       .catch((err: unknown) => {
         if (failedUntil.size >= MAX_QUEUED) failedUntil.delete(failedUntil.keys().next().value as string);
@@ -149,13 +167,16 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
       while (!stopped && queue.size > 0) {
         const id = queue.values().next().value as string;
         try {
-          // Another instance (or an event) may have learned it meanwhile.
-          const known = await read(id);
+          // Another instance (or an event) may have learned it meanwhile: read again unless `now`
+          // read it a moment ago.
+          const hint = seen.get(id);
+          seen.delete(id);
+          const known = hint && Date.now() - hint.at < SEEN_FRESH_MS ? hint.entry : await read(id);
           if ((known && o.complete(known.value) && Date.now() - known.at < o.staleMs) || failedRecently(id)) {
             queue.delete(id);
             continue;
           }
-          if (await lookup(id, true)) queue.delete(id);
+          if (await lookup(id, true, { value: known })) queue.delete(id);
           else if (!stopped) await wait(o.retryMs); // no room yet: the same one again after a while
         } catch (err) {
           queue.delete(id);
@@ -170,11 +191,18 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
     }
   };
 
-  const refresh = (id: string): void => {
+  /** `entry`: what the store held of `id` just now (read by the caller). */
+  const refresh = (id: string, entry?: { value: DirectoryEntry<T> | undefined }): void => {
     if (stopped) return;
     queue.delete(id);
-    if (queue.size >= MAX_QUEUED) queue.delete(queue.values().next().value as string);
+    if (queue.size >= MAX_QUEUED) {
+      const oldest = queue.values().next().value as string;
+      queue.delete(oldest);
+      seen.delete(oldest);
+    }
     queue.add(id);
+    if (entry) seen.set(id, { entry: entry.value, at: Date.now() });
+    else seen.delete(id);
     if (!pumping) void pump();
   };
 
@@ -183,40 +211,42 @@ export function createDirectory<T extends object>(o: DirectoryOptions<T>): Direc
       const known = await read(id);
       const fresh = known !== undefined && Date.now() - known.at < o.staleMs;
       if (known && enough(known.value)) {
-        if (!fresh) refresh(id);
+        if (!fresh) refresh(id, { value: known });
         return known.value;
       }
       if (ask && !failedRecently(id)) {
         try {
-          const got = await lookup(id, true);
+          const got = await lookup(id, true, { value: known });
           if (got) return got.value;
         } catch (err) {
           dlog.warn({ err, id, method: o.method }, "lookup failed; what the event says (or the id) stands");
           return known?.value;
         }
       }
-      refresh(id);
+      refresh(id, { value: known });
       return known?.value;
     },
     async get(id, maxAgeMs) {
       const known = await read(id);
       if (known && o.complete(known.value) && Date.now() - known.at < maxAgeMs) return known.value as T;
       // An optional lookup already in flight may come back empty (no room): then ask, waiting.
-      const got = (await lookup(id, false)) ?? (await lookup(id, false));
+      const got = (await lookup(id, false, { value: known })) ?? (await lookup(id, false));
       if (!got) throw new Error(`${o.method} ${id}: no answer`);
       return got.value as T;
     },
     async learn(id, value, at) {
       await write(id, value, at);
     },
-    refresh,
+    refresh: (id) => refresh(id),
     async forget(id) {
       queue.delete(id);
+      seen.delete(id);
       await o.store.delete(o.key(id));
     },
     stop() {
       stopped = true;
       queue.clear();
+      seen.clear();
       if (pause) {
         clearTimeout(pause.timer);
         pause.done();
