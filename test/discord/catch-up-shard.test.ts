@@ -50,7 +50,7 @@ describe("Discord catch-up of one shard of several", () => {
     // Before the crash: this shard handled a message in its channel, then the other shard handled
     // one in each of 600 channels of its guild (more recently).
     let at = Date.now() - 60_000;
-    const before = createBackfill({} as Client, store, () => at++);
+    const before = createBackfill({} as Client, store, { now: () => at++ });
     const handled = said("before the crash");
     await before.done(asMessage(handled.id, f.channel.id, f.guildId), true);
     const foreign = Array.from({ length: 600 }, () => snowflake());

@@ -147,7 +147,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     return found;
   };
 
-  const backfill = createBackfill(client, o.store);
+  const backfill = createBackfill(client, o.store, {
+    oldestWaiting: () => inbound.oldest()?.createdTimestamp,
+  });
   const onMessage = createMessageHandler({
     store: o.store,
     conversations: o.conversations,
@@ -218,6 +220,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     },
     async stop() {
       inbound.stop();
+      backfill.stop();
       for (const entry of ios.values()) entry.reporter.end();
       await client.destroy();
     },

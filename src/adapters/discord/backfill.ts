@@ -1,10 +1,18 @@
 /**
  * Catch-up after a new gateway session. Discord replays missed events only on RESUME; a restarted
- * process (or an invalidated session) IDENTIFYs afresh, and messages sent to Neo's conversations
- * while no session was connected are never dispatched. So the last message seen in each
- * conversation channel is kept in the store, and when a shard becomes ready the newer messages of
- * recently active channels are fetched over REST and handled like live ones (the journal drops any
- * that were already taken, by message id).
+ * process (or an invalidated session) IDENTIFYs afresh, and messages sent while no session was
+ * connected are never dispatched. So when a shard becomes ready, the channels that may hold such
+ * messages are fetched over REST and what they got is handled like live messages (the journal drops
+ * any that were already taken, by message id).
+ *
+ * Which channels: Discord's GUILD_CREATE (sent for each of the shard's guilds before the shard is
+ * ready) lists every channel and active thread with its `last_message_id`, which discord.js keeps
+ * as `lastMessageId`. The last message handled in each channel is kept in the store (its mark), and
+ * a listed channel is fetched only when its last message is newer: after its mark, or, never
+ * marked, after the moment the shard was last known receiving (`shard-alive.ts`; nothing unmarked
+ * is fetched when that is unknown, e.g. the first start). A channel with nothing new costs nothing.
+ * The channels GUILD_CREATE does not list (DMs, on shard 0; a thread since archived) are fetched
+ * after their mark, as is a mark written before marks named their guild (fetched to learn it).
  *
  * A live message can be handled before the catch-up reads its channel's mark (a restarted shard's
  * first messages race its catch-up) and move the mark past what was missed. So the mark a live
@@ -20,6 +28,7 @@ import { type Client, type Message, ShardClientUtil } from "discord.js";
 import { z } from "zod";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
+import { ALIVE_MARGIN_MS, createShardAlive } from "./shard-alive.js";
 
 const SEEN_PREFIX = "discord:seen:";
 /** Channels idle longer than this are not caught up (an answer hours late helps nobody). */
@@ -44,13 +53,36 @@ export interface Backfill {
   /** `message` is done; when `handled`, the catch-up of its channel and of `alsoChannelId` may start after it. */
   done(message: Message, handled: boolean, alsoChannelId?: string): Promise<void>;
   /**
-   * Fetch and hand to `handle`, oldest first, what each recent channel of shard `shard` got after
-   * its last seen message.
+   * Fetch and hand to `handle`, oldest first, what the channels of shard `shard` got while no
+   * session received them; then record the shard as alive (and keep doing so until `stop`).
    */
   run(handle: (message: Message) => Promise<void>, shard: number): Promise<number>;
+  stop(): void;
 }
 
-export function createBackfill(client: Client, store: Store, now: () => number = Date.now): Backfill {
+/** Discord's epoch (2015-01-01), the origin of a snowflake's timestamp (its bits above the 22nd). */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+const timeOf = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
+/** The smallest snowflake of millisecond `ms`. */
+const snowflakeAt = (ms: number): string => ((BigInt(Math.floor(ms)) - DISCORD_EPOCH) << 22n).toString();
+
+/** A channel to fetch: after which message, how recently active (the cap keeps the most recent), and
+ * whether its guild is still to be learnt (a mark without one). */
+interface Gap {
+  channelId: string;
+  after: string;
+  recent: number;
+  learn: boolean;
+}
+
+export interface BackfillOptions {
+  now?: () => number;
+  /** When the oldest message this process holds but has not handled yet was created (a store outage). */
+  oldestWaiting?: () => number | undefined;
+}
+
+export function createBackfill(client: Client, store: Store, o: BackfillOptions = {}): Backfill {
+  const now = o.now ?? Date.now;
   /** Per channel, the ids being handled: the mark never passes one of them (a later message can
    * finish first, and a crash then must not skip the earlier one). */
   const inflight = new Map<string, Set<string>>();
@@ -66,6 +98,16 @@ export function createBackfill(client: Client, store: Store, now: () => number =
     }
   };
 
+  const alive = createShardAlive(client, store, {
+    now,
+    oldestHeld: () => {
+      let oldest = o.oldestWaiting?.();
+      for (const ids of inflight.values())
+        for (const id of ids) oldest = Math.min(oldest ?? Number.POSITIVE_INFINITY, timeOf(id));
+      return oldest;
+    },
+  });
+
   const mark = async (channelId: string, messageId: string, guild: string | null): Promise<void> => {
     let id = BigInt(messageId);
     for (const other of inflight.get(channelId) ?? []) {
@@ -77,6 +119,21 @@ export function createBackfill(client: Client, store: Store, now: () => number =
     forgetOldFloors();
     if (prev && !floors.has(channelId)) floors.set(channelId, { ...prev, replacedAt: now() });
     await store.set<Seen>(key, { id: id.toString(), at: now(), guild }, BACKFILL_WINDOW_MS);
+  };
+
+  /** The marks of the last `BACKFILL_WINDOW_MS`, each lowered to the mark a live message replaced. */
+  const readMarks = async (): Promise<Map<string, Seen>> => {
+    const since = now() - BACKFILL_WINDOW_MS;
+    forgetOldFloors();
+    const marks = new Map<string, Seen>();
+    for (const key of await store.keys(SEEN_PREFIX)) {
+      const seen = SeenSchema.safeParse(await store.get(key)).data;
+      if (!seen || seen.at < since) continue;
+      const channelId = key.slice(SEEN_PREFIX.length);
+      const floor = floors.get(channelId);
+      marks.set(channelId, floor && BigInt(floor.id) < BigInt(seen.id) ? { ...seen, id: floor.id } : seen);
+    }
+    return marks;
   };
 
   return {
@@ -97,38 +154,49 @@ export function createBackfill(client: Client, store: Store, now: () => number =
     },
 
     async run(handle, shard) {
-      const since = now() - BACKFILL_WINDOW_MS;
       // Discord sends a guild's events to shard (guild_id >> 22) % shard count, DMs to shard 0.
       const count = client.options.shardCount ?? 1;
       const ours = (guild: string | null): boolean =>
         (guild === null ? 0 : ShardClientUtil.shardIdForGuildId(guild, count)) === shard;
-      // A mark of a release before (no guild) is kept until its channel says where it is: the restart
-      // that deploys this one must catch up what was missed while it ran.
-      const entries: Array<[string, Seen]> = [];
-      for (const key of await store.keys(SEEN_PREFIX)) {
-        const seen = SeenSchema.safeParse(await store.get(key)).data;
-        if (seen && seen.at >= since && (seen.guild === undefined || ours(seen.guild)))
-          entries.push([key.slice(SEEN_PREFIX.length), seen]);
+      const aliveAt = await alive.read(shard);
+      const unmarkedAfter = aliveAt === undefined ? undefined : snowflakeAt(aliveAt - ALIVE_MARGIN_MS);
+      const marks = await readMarks();
+      const gaps: Gap[] = [];
+      // The channels and threads the shard's GUILD_CREATEs listed, with their last message.
+      const listed = new Set<string>();
+      for (const guild of client.guilds.cache.values()) {
+        if (guild.shardId !== shard) continue;
+        for (const channel of guild.channels.cache.values()) {
+          if (!channel.isTextBased()) continue;
+          listed.add(channel.id);
+          const last = channel.lastMessageId;
+          const after = marks.get(channel.id)?.id ?? unmarkedAfter;
+          if (last && after !== undefined && BigInt(last) > BigInt(after))
+            gaps.push({ channelId: channel.id, after, recent: timeOf(last), learn: false });
+        }
       }
-      forgetOldFloors();
-      for (const entry of entries) {
-        const floor = floors.get(entry[0]);
-        if (floor && BigInt(floor.id) < BigInt(entry[1].id)) entry[1] = { ...entry[1], id: floor.id };
+      // Marked channels not listed: DMs, threads since archived, marks that do not name their guild.
+      for (const [channelId, seen] of marks) {
+        if (listed.has(channelId)) continue;
+        const cached = client.channels.cache.get(channelId);
+        const guild = cached && "guildId" in cached ? cached.guildId : seen.guild;
+        if (guild !== undefined && !ours(guild)) continue;
+        gaps.push({ channelId, after: seen.id, recent: seen.at, learn: guild === undefined });
       }
-      entries.sort((a, b) => b[1].at - a[1].at);
-      if (entries.length > MAX_CHANNELS) {
+      gaps.sort((a, b) => b.recent - a.recent);
+      if (gaps.length > MAX_CHANNELS) {
         log.warn(
-          { shard, channels: entries.length },
-          `discord catch-up: ${entries.length} channels active; only the ${MAX_CHANNELS} most recent are caught up`,
+          { shard, channels: gaps.length },
+          `discord catch-up: ${gaps.length} channels to fetch; only the ${MAX_CHANNELS} most recent are caught up`,
         );
       }
       let handled = 0;
-      for (const [channelId, seen] of entries.slice(0, MAX_CHANNELS)) {
+      for (const { channelId, after, learn } of gaps.slice(0, MAX_CHANNELS)) {
         try {
           const channel = await client.channels.fetch(channelId);
           if (!channel?.isTextBased()) continue;
-          if (seen.guild === undefined && !ours("guildId" in channel ? channel.guildId : null)) continue;
-          const page = await channel.messages.fetch({ after: seen.id, limit: PAGE });
+          if (learn && !ours("guildId" in channel ? channel.guildId : null)) continue;
+          const page = await channel.messages.fetch({ after, limit: PAGE });
           if (page.size === PAGE) {
             log.warn(
               { channelId },
@@ -142,9 +210,14 @@ export function createBackfill(client: Client, store: Store, now: () => number =
           log.warn({ err, channelId }, "discord catch-up failed for a channel");
         }
       }
-      if (handled > 0)
-        log.info({ shard, channels: entries.length, messages: handled }, "discord catch-up done");
+      if (handled > 0) log.info({ shard, channels: gaps.length, messages: handled }, "discord catch-up done");
+      // Only now: a process that dies during the catch-up leaves the older time for the next one.
+      await alive.start(shard);
       return handled;
+    },
+
+    stop() {
+      alive.stop();
     },
   };
 }

@@ -19,6 +19,8 @@ export interface InboundRetry {
   /** Handle `message` now, or queue it behind earlier ones while the store is unavailable. */
   handle(message: Message): Promise<void>;
   pending(): number;
+  /** The oldest message waiting for the store, if any. */
+  oldest(): Message | undefined;
   /** Stop retrying (shutdown); what is still queued is logged with its ids. */
   stop(): void;
 }
@@ -106,6 +108,7 @@ export function createInboundRetry(
       }
     },
     pending: () => queue.length,
+    oldest: () => queue[0],
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

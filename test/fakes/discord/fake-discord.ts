@@ -21,6 +21,7 @@ import {
   user,
 } from "./payloads.js";
 import { createRestServer, type RateLimitRule, type RecordedCall, type RestState } from "./rest.js";
+import { keepMessage } from "./rest-messages.js";
 import { createRouteLimits, type RouteRefusal } from "./route-limits.js";
 
 export type { RecordedCall } from "./rest.js";
@@ -434,9 +435,7 @@ export class FakeDiscord {
 
   /** Put a message in a channel's history without dispatching it (earlier conversation). */
   store(channelId: string, msg: MessagePayload): void {
-    const list = this.state.messages.get(channelId) ?? [];
-    list.push(msg);
-    this.state.messages.set(channelId, list);
+    keepMessage(this.state, channelId, msg);
   }
 
   /** A DM channel between the bot and `who` (announced on first message through channel_type). */

@@ -57,6 +57,7 @@ export function textChannel(guildId: string, name: string): ChannelPayload {
     position: 0,
     permission_overwrites: [],
     nsfw: false,
+    last_message_id: null,
   };
 }
 
@@ -78,6 +79,7 @@ export function threadChannel(
     member_count: 1,
     rate_limit_per_user: 0,
     flags: 0,
+    last_message_id: null,
     thread_metadata: {
       archived: false,
       auto_archive_duration: 1440,

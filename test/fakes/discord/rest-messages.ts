@@ -23,6 +23,23 @@ export const notFound = (what: string, code = 10003): Reply => ({
   json: { message: `Unknown ${what}`, code },
 });
 
+/**
+ * Add a message to its channel's history and make it the channel's `last_message_id`, which Discord
+ * keeps on every channel and thread object (GUILD_CREATE lists them with it; "the id of the last
+ * message sent in this channel", https://discord.com/developers/docs/resources/channel#channel-object).
+ */
+export function keepMessage(
+  state: Pick<RestState, "messages" | "channels">,
+  channelId: string,
+  msg: MessagePayload,
+): void {
+  const list = state.messages.get(channelId) ?? [];
+  list.push(msg);
+  state.messages.set(channelId, list);
+  const channel = state.channels.get(channelId);
+  if (channel) channel.last_message_id = msg.id;
+}
+
 export function createMessageBook(state: RestState) {
   const msgs = (channelId: string): MessagePayload[] => {
     let list = state.messages.get(channelId);
@@ -64,7 +81,7 @@ export function createMessageBook(state: RestState) {
       ...(nonce ? { nonce } : {}),
       ...(webhook ? { webhook_id: state.appId, application_id: state.appId } : {}),
     };
-    msgs(channelId).push(msg);
+    keepMessage(state, channelId, msg);
     recordUploads(channelId, msg.id, attachments);
     return msg;
   };
