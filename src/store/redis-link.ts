@@ -1,7 +1,7 @@
 /**
  * The Redis store's connection: one server (`REDIS_URL` a URL) or a Redis Cluster (`REDIS_CLUSTER`
  * true, `REDIS_URL` its seed nodes, comma-separated). The store sees one shape either way: the
- * command client, the keyv over it, readiness, and the two whole-keyspace reads (SCAN, memory) that
+ * command client, readiness, and the two whole-keyspace reads (SCAN, memory) that
  * a cluster answers per primary.
  *
  * Failure policy (both kinds): no offline queue, so while a node is unreachable its commands reject
@@ -11,9 +11,7 @@
  * rebuilds the cluster client from the seed nodes (at most one rebuild at a time, spaced by
  * `REBUILD_GAP_MS`), which discovers the promoted replica once the cluster has failed over.
  */
-import KeyvRedis, { createClient, createCluster } from "@keyv/redis";
-import { Keyv } from "keyv";
-import { keyvDeserialize, keyvSerialize } from "./codec.js";
+import { createClient, createCluster } from "@keyv/redis";
 import type { StoreLog } from "./types.js";
 
 type SingleClient = ReturnType<typeof createClient>;
@@ -25,16 +23,12 @@ export interface RedisLinkOptions {
   /** One URL, or (cluster) several comma-separated seed nodes. */
   url: string;
   cluster: boolean;
-  /** Namespace for every key. */
-  prefix: string;
   log?: StoreLog;
 }
 
 export interface RedisLink {
   /** The command client now (a cluster's is replaced after a topology failure). */
   commands(): RedisCommands;
-  /** keyv over the same client. */
-  keyv(): Keyv<unknown>;
   /** Connected and, for a cluster, not rebuilding. */
   ready(): boolean;
   /** Resolves when the first connection is made (or failed: see `ready()`). */
@@ -66,27 +60,6 @@ export function openRedisLink(opts: RedisLinkOptions): RedisLink {
   return opts.cluster ? clusterLink(opts) : singleLink(opts);
 }
 
-function keyvOver(client: RedisCommands, prefix: string): Keyv<unknown> {
-  const adapter = new KeyvRedis<unknown>(client, {
-    namespace: prefix,
-    keyPrefixSeparator: "",
-    throwOnConnectError: true,
-    throwOnErrors: true,
-  });
-  const keyv = new Keyv<unknown>({
-    store: adapter,
-    namespace: prefix,
-    useKeyPrefix: false,
-    serialize: keyvSerialize,
-    deserialize: keyvDeserialize,
-    throwOnErrors: true,
-  });
-  // Errors are rethrown to the caller (throwOnErrors) and translated by the store; the listener
-  // only keeps an emitted error from becoming an uncaught exception.
-  keyv.on("error", () => {});
-  return keyv;
-}
-
 /** Tell connection transitions once each way; node-redis crashes the process on an unheard 'error'. */
 function transitions(log: StoreLog | undefined) {
   let down = false;
@@ -107,14 +80,12 @@ function singleLink(opts: RedisLinkOptions): RedisLink {
   const told = transitions(opts.log);
   client.on("error", (err: Error) => told.error(err));
   client.on("ready", () => told.ready());
-  const keyv = keyvOver(client, opts.prefix);
   const connecting = client.connect().then(
     () => {},
     (err: unknown) => opts.log?.warn({ err: (err as Error).message }, "Redis connection failed"),
   );
   return {
     commands: () => client,
-    keyv: () => keyv,
     ready: () => client.isReady,
     connecting,
     scan: (match) => scanNode(client, match),
@@ -131,7 +102,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
   const told = transitions(opts.log);
   const rootNodes = redisUrls(opts.url).map((url) => ({ url }));
   let closed = false;
-  let current: { client: ClusterClient; keyv: Keyv<unknown>; ready: boolean } | undefined;
+  let current: { client: ClusterClient; ready: boolean } | undefined;
   let rebuilding: Promise<void> | undefined;
   let lastBuild = 0;
 
@@ -148,7 +119,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
     client.on("node-error", () => {
       if (current?.client === client) void rebuild();
     });
-    const next = { client, keyv: keyvOver(client, opts.prefix), ready: false };
+    const next = { client, ready: false };
     const old = current;
     try {
       await client.connect();
@@ -189,7 +160,6 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
   };
   return {
     commands: () => now().client,
-    keyv: () => now().keyv,
     ready: () => Boolean(current?.ready) && !rebuilding,
     connecting,
     scan: async (match) => {

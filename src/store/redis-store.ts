@@ -1,13 +1,15 @@
 /**
- * The Redis store. Plain get/set/delete go through keyv + `@keyv/redis` (namespace = prefix); the
- * atomic operations keyv cannot express (SET NX PX, GETDEL, compare-and-renew/delete, INCR, lists,
- * SCAN) use the same `@redis/client` connection directly, with the same JSON encoding (codec.ts).
- * The connection is one server or a Redis Cluster (redis-link.ts); the scripts are redis-scripts.ts.
+ * The Redis store: every operation is a command (or a script) on the `@redis/client` connection, keys
+ * under the prefix, values in the JSON encoding of codec.ts (the file store writes the same). The
+ * connection is one server or a Redis Cluster (redis-link.ts); the scripts are redis-scripts.ts, run
+ * by their SHA-1 (EVALSHA), their text sent only when Redis does not hold them yet (NOSCRIPT: the
+ * first call, or after a restart or failover), so an answer's path does not send and hash it each time.
  *
  * Failure policy: the client runs without an offline queue, so while Redis is unreachable every
  * operation rejects at once with `StoreUnavailableError` (nothing fails open, nothing hangs), and
  * `healthy()` is false. The client keeps reconnecting and the store recovers when Redis returns.
  */
+import { createHash } from "node:crypto";
 import { decode, encode, globEscape } from "./codec.js";
 import { openRedisLink, redisUrls } from "./redis-link.js";
 import {
@@ -45,9 +47,20 @@ export interface RedisStoreOptions {
   log?: StoreLog;
 }
 
+const shas = new Map<string, string>();
+/** A script's SHA-1, as Redis names it (computed once per script). */
+function shaOf(text: string): string {
+  let sha = shas.get(text);
+  if (!sha) {
+    sha = createHash("sha1").update(text).digest("hex");
+    shas.set(text, sha);
+  }
+  return sha;
+}
+
 export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { prefix } = opts;
-  const link = openRedisLink({ url: opts.url, cluster: opts.cluster ?? false, prefix, log: opts.log });
+  const link = openRedisLink({ url: opts.url, cluster: opts.cluster ?? false, log: opts.log });
   let closed = false;
   const waitMs = opts.connectWaitMs ?? 2000;
   let timer: NodeJS.Timeout | undefined;
@@ -60,6 +73,17 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     );
 
   const k = (key: string) => `${prefix}${key}`;
+
+  /** Run one of redis-scripts.ts by its SHA-1; on NOSCRIPT, by its text (which loads it). */
+  const script = async (text: string, args: { keys: string[]; arguments: string[] }) => {
+    const sha = shaOf(text);
+    try {
+      return await link.commands().evalSha(sha, args);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith("NOSCRIPT"))) throw err;
+      return link.commands().eval(text, args);
+    }
+  };
 
   /** Run a command; a failure while Redis is not ready becomes StoreUnavailableError. */
   async function run<R>(op: string, fn: () => Promise<R>): Promise<R> {
@@ -82,12 +106,19 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
 
   return {
     kind: "redis",
-    get: <T>(key: string) => run("get", async () => (await link.keyv().get(key)) as T | undefined),
+    get: <T>(key: string) =>
+      run("get", async () => {
+        const raw = await link.commands().get(k(key));
+        return raw === null ? undefined : decode<T>(raw);
+      }),
     set: <T>(key: string, value: T, ttlMs?: number) =>
       run("set", async () => {
-        await link.keyv().set(key, value, ttlMs);
+        const text = encode(value);
+        await (ttlMs
+          ? link.commands().set(k(key), text, { expiration: { type: "PX", value: ttlMs } })
+          : link.commands().set(k(key), text));
       }),
-    delete: (key) => run("delete", () => link.keyv().delete(key)),
+    delete: (key) => run("delete", async () => (await link.commands().del(k(key))) > 0),
     setIfAbsent: <T>(key: string, value: T, ttlMs?: number) =>
       run("setIfAbsent", async () => {
         const options = ttlMs
@@ -102,7 +133,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       }),
     renewIfEquals: <T>(key: string, value: T, ttlMs: number) =>
       run("renewIfEquals", async () => {
-        const res = await link.commands().eval(RENEW_IF_EQUALS, {
+        const res = await script(RENEW_IF_EQUALS, {
           keys: [k(key)],
           arguments: [encode(value), String(ttlMs)],
         });
@@ -110,14 +141,12 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       }),
     deleteIfEquals: <T>(key: string, value: T) =>
       run("deleteIfEquals", async () => {
-        const res = await link
-          .commands()
-          .eval(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
+        const res = await script(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
         return res === 1;
       }),
     compareAndSet: <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) =>
       run("compareAndSet", async () => {
-        const res = await link.commands().eval(COMPARE_AND_SET, {
+        const res = await script(COMPARE_AND_SET, {
           keys: [k(key)],
           arguments: [
             expected === undefined ? "0" : "1",
@@ -138,7 +167,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       also?: ListItems,
     ) =>
       run("appendOnce", async () => {
-        const res = await link.commands().eval(APPEND_ONCE, {
+        const res = await script(APPEND_ONCE, {
           keys: [
             k(claimKey),
             k(listKey),
@@ -160,12 +189,12 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       }),
     rateWindow: (key, op) =>
       run("rateWindow", async () =>
-        Number(await link.commands().eval(RATE_WINDOW, { keys: [k(key)], arguments: rateWindowArgs(op) })),
+        Number(await script(RATE_WINDOW, { keys: [k(key)], arguments: rateWindowArgs(op) })),
       ),
     takeToken: (key, limits) =>
       run("takeToken", async () =>
         Number(
-          await link.commands().eval(TAKE_TOKEN, {
+          await script(TAKE_TOKEN, {
             keys: [k(key)],
             arguments: [String(limits.perMinute), String(limits.burst), "take"],
           }),
@@ -173,7 +202,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       ),
     returnToken: (key, limits) =>
       run("returnToken", async () => {
-        await link.commands().eval(TAKE_TOKEN, {
+        await script(TAKE_TOKEN, {
           keys: [k(key)],
           arguments: [String(limits.perMinute), String(limits.burst), "return"],
         });
@@ -182,7 +211,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     incrAll: (steps) =>
       run("incrAll", async () => {
         if (steps.length === 0) return [];
-        const res = await link.commands().eval(INCR_ALL, {
+        const res = await script(INCR_ALL, {
           keys: steps.map((s) => k(s.key)),
           arguments: steps.map((s) => String(s.by)),
         });
@@ -195,7 +224,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
             ? link.commands().lLen(k(key))
             : link.commands().rPush(k(key), items.map(encode));
         // One script: the push, the put and the TTLs of the keys that expire with it, together.
-        const res = await link.commands().eval(APPEND, {
+        const res = await script(APPEND, {
           keys: [k(key), ...(expiry?.keys ?? []).map(k), ...(put ? [k(put.key)] : [])],
           arguments: [
             expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
@@ -210,7 +239,7 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     batch: ((steps: readonly StoreStep[]) =>
       run("batch", async () => {
         if (steps.length === 0) return [];
-        const res = (await link.commands().eval(BATCH, {
+        const res = (await script(BATCH, {
           keys: steps.map((s) => k(s.key)),
           arguments: steps.flatMap(batchArgs),
         })) as Array<string | number | string[] | null>;
