@@ -23,3 +23,5 @@ app.event("app_mention", async ({ event, client }) => {
 
 await app.start(Number(env("PORT")));
 process.stdout.write("bare-bolt: ready\n");
+// A stop that exits normally, so `--cpu-prof` (BENCH_PEER_NODE_ARGS) writes its profile.
+process.once("SIGTERM", () => process.exit(0));

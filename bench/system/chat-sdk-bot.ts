@@ -62,3 +62,5 @@ createServer((req, res) => {
     res.writeHead(500).end(String(e));
   });
 }).listen(port, "127.0.0.1", () => process.stdout.write("chat-sdk-bot: ready\n"));
+// A stop that exits normally, so `--cpu-prof` (BENCH_PEER_NODE_ARGS) writes its profile.
+process.once("SIGTERM", () => process.exit(0));

@@ -42,7 +42,13 @@ export async function startPeers(stack: Stack): Promise<Peers> {
     const p = start(
       name,
       process.execPath,
-      ["--import", "tsx", SCRIPT[name]],
+      // BENCH_PEER_NODE_ARGS: extra node flags for the peers (e.g. --cpu-prof, as BENCH_BOT_NODE_ARGS).
+      [
+        ...(process.env.BENCH_PEER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        "--import",
+        "tsx",
+        SCRIPT[name],
+      ],
       {
         SLACK_BOT_TOKEN: "xoxb-bench-token",
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -76,7 +82,14 @@ export async function startPeers(stack: Stack): Promise<Peers> {
   return {
     apps: { bare, chat, neo },
     async close() {
-      for (const p of owned) await kill(p);
+      for (const p of owned) {
+        // Profiling: a stop the peer handles (bare-bolt.ts, chat-sdk-bot.ts), so node writes the profile.
+        if (process.env.BENCH_PEER_NODE_ARGS && p.alive()) {
+          process.kill(p.pid, "SIGTERM");
+          await Promise.race([p.exited, new Promise((r) => setTimeout(r, 10_000))]);
+        }
+        await kill(p);
+      }
     },
   };
 }
