@@ -33,6 +33,20 @@ describe("Discord catch-up of one shard of several", () => {
     await fake?.close();
   });
 
+  /** Shard `shard` of 2 comes back on `s`: the messages its catch-up hands on, in order. */
+  const catchUp = async (f: FakeDiscord, s: Store, shard: number): Promise<string[]> => {
+    const c = createDiscordClient({ apiUrl: f.apiBase, store: s, shards: [shard], shardCount: 2 });
+    client = c;
+    const ready = new Promise<void>((resolve) => c.once(Events.ClientReady, () => resolve()));
+    await c.login(f.token);
+    await ready;
+    const caught: string[] = [];
+    await createBackfill(c, s).run(async (m) => {
+      caught.push(m.id);
+    }, shard);
+    return caught;
+  };
+
   it("catches up its own channel however many channels of other shards were active since", async () => {
     fake = await startFakeDiscord();
     const f = fake;
@@ -57,14 +71,7 @@ describe("Discord catch-up of one shard of several", () => {
     for (const channelId of foreign) await before.done(asMessage(snowflake(), channelId, other), true);
     const missed = said("while the shard was down");
 
-    client = createDiscordClient({ apiUrl: f.apiBase, store, shards: [shard], shardCount: 2 });
-    const ready = new Promise<void>((resolve) => client!.once(Events.ClientReady, () => resolve()));
-    await client.login(f.token);
-    await ready;
-    const caught: string[] = [];
-    await createBackfill(client, store).run(async (m) => {
-      caught.push(m.id);
-    }, shard);
+    const caught = await catchUp(f, store, shard);
 
     expect(caught).toEqual([missed.id]);
     // Nothing asked about the other shard's channels.
@@ -97,14 +104,7 @@ describe("Discord catch-up of one shard of several", () => {
     const foreignMissed = message({ channel: otherGuild.channels[0]!, author: f.alice, content: "theirs" });
     f.store(otherGuild.channels[0]!.id, foreignMissed);
 
-    client = createDiscordClient({ apiUrl: f.apiBase, store, shards: [shard], shardCount: 2 });
-    const ready = new Promise<void>((resolve) => client!.once(Events.ClientReady, () => resolve()));
-    await client.login(f.token);
-    await ready;
-    const caught: string[] = [];
-    await createBackfill(client, store).run(async (m) => {
-      caught.push(m.id);
-    }, shard);
+    const caught = await catchUp(f, store, shard);
 
     // Its own channel's missed message, and not the other shard's (that shard catches it up).
     expect(caught).toEqual([missed.id]);
