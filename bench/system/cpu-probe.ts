@@ -1,0 +1,86 @@
+/**
+ * A quick probe for work on Neo's overhead (not part of `npm run bench`): N mentions one at a time to
+ * Neo and to the bare Bolt app (bench/system/bare-bolt.ts), alternating, after 40 warm-up messages
+ * each; prints CPU per message of both processes (user + system, /proc), their ratio, the Slack and
+ * model calls made, and the median handling time (Neo's includes the 30 ms wait for its Redis to go
+ * quiet, `settled`). ~20 s for N=100; figures vary ±10 % run to run on a shared machine.
+ *
+ *   npx tsx bench/system/cpu-probe.ts 100 [NEO_ENV=value ...]
+ *   PROBE_PERF=1 BENCH_BOT_NODE_ARGS=--perf-basic-prof …   perf record of both: /tmp/perf-{neo,bare}.data
+ *   PROBE_STRACE=1 …                                        strace -c of both: /tmp/strace-{neo,bare}.txt
+ */
+import { mention, startPeers } from "./peers.js";
+import { cpuMs } from "./procs.js";
+import { settled } from "./redis-per-message.js";
+import { startStack } from "./stack.js";
+
+const N = Number(process.argv[2] ?? 100);
+const extra = Object.fromEntries(process.argv.slice(3).map((a) => a.split("=") as [string, string]));
+const CH = 40;
+const chans = (l: string) => Array.from({ length: CH }, (_, i) => `CPRB${l}${String(i).padStart(3, "0")}`);
+const stack = await startStack({
+  latencyMs: 0,
+  mcp: false,
+  countRedis: true,
+  slackChannels: ["N", "B"].flatMap(chans).map((id) => ({ id, name: id.toLowerCase() })),
+});
+await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: "8", ...extra });
+const peers = await startPeers(stack);
+const apps = { neo: peers.apps.neo, bare: peers.apps.bare };
+const last = new Map<string, number>();
+let k = 0;
+const one = async (a: "neo" | "bare", i: number) => {
+  const ch = chans(a === "neo" ? "N" : "B")[i % CH]!;
+  const wait = (last.get(ch) ?? 0) + 3000 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const t = `pr${a[0]}${k++}`;
+  const s = performance.now();
+  await mention(stack, apps[a], t, ch);
+  await stack.ledger.answered(t, 30_000);
+  last.set(ch, Date.now());
+  if (a === "neo") await settled(stack);
+  return performance.now() - s;
+};
+for (let i = 0; i < CH; i++) for (const a of ["neo", "bare"] as const) await one(a, i);
+const { spawn } = await import("node:child_process");
+const tracers = process.env.PROBE_PERF
+  ? (["neo", "bare"] as const).map((a) =>
+      spawn("perf", ["record", "-F", "1999", "-p", String(apps[a].pid()), "-o", `/tmp/perf-${a}.data`], {
+        stdio: "ignore",
+      }),
+    )
+  : process.env.PROBE_STRACE
+    ? (["neo", "bare"] as const).map((a) =>
+        spawn("strace", ["-c", "-f", "-p", String(apps[a].pid()), "-o", `/tmp/strace-${a}.txt`]),
+      )
+    : [];
+if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
+const calls0 = stack.slack.calls.length;
+const req0 = stack.model.ep.requests.length;
+const c0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
+const times = { neo: [] as number[], bare: [] as number[] };
+for (let i = 0; i < N; i++)
+  for (const a of i % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
+    times[a].push(await one(a, CH + i));
+const cpu = { neo: (cpuMs(apps.neo.pid()) - c0.neo) / N, bare: (cpuMs(apps.bare.pid()) - c0.bare) / N };
+for (const t of tracers) t.kill("SIGINT");
+if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
+const cc: Record<string, number> = {};
+for (const c of stack.slack.calls.slice(calls0)) cc[c.method] = (cc[c.method] ?? 0) + 1;
+const purposes: Record<string, number> = {};
+for (const q of stack.model.ep.requests.slice(req0))
+  purposes[String(q.purpose)] = (purposes[String(q.purpose)] ?? 0) + 1;
+console.log(
+  "slack calls (both apps)",
+  JSON.stringify(cc),
+  "model requests by purpose",
+  JSON.stringify(purposes),
+);
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+console.log(
+  JSON.stringify(extra),
+  `cpu/msg neo ${cpu.neo.toFixed(2)} bare ${cpu.bare.toFixed(2)} ratio ${(cpu.neo / cpu.bare).toFixed(2)} | wall med neo ${med(times.neo).toFixed(1)} bare ${med(times.bare).toFixed(1)}`,
+);
+await peers.close();
+await stack.close();
+process.exit(0);
