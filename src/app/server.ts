@@ -69,6 +69,7 @@ export async function startServer(s: Services): Promise<NeoServer> {
   const conversations = createConversations({
     store: s.store,
     newAgent: (state) => createAgent(s.agentDeps, state),
+    warm: (user) => s.memory.warm(user),
     io,
     limits: conversationLimits(cfg),
     instanceId: s.place.instanceId,

@@ -62,6 +62,8 @@ export interface MemoryOptions {
 export interface Memory {
   /** What the loop calls. */
   port: MemoryPort;
+  /** Read `user`'s view now, for the page their turn is about to fault (`UserViews.warm`). */
+  warm(user: UserKey): void;
   /** The `memory_recall` tool: a digest of the calling speaker's records and profile. */
   /** Only records visible where the calling turn runs (`ctx.place`) are searched. */
   memoryRecall(query: string, ctx: Pick<ToolCallContext, "speaker" | "place">): Promise<ToolResult>;
@@ -203,6 +205,9 @@ export function createMemory(opts: MemoryOptions): Memory {
 
   return {
     port: { fault, writeBack },
+    warm(user) {
+      if (store.healthy()) pager.warm(cortexOwner(user));
+    },
     pager,
     async memoryRecall(query, ctx) {
       if (!store.healthy()) {

@@ -20,7 +20,9 @@
  * requests are prefix-checked (compaction / write-back calls are one-shot). Requests without the
  * header are checked for pairing and duplicates only. A request that no longer extends the previous
  * one of its conversation is accepted only when its system block carries a later compaction marker
- * (`[compaction N: reason]`, `src/core/compaction/marker.ts`) than that previous request.
+ * (`[compaction N: reason]`, `src/core/compaction/marker.ts`) than that previous request, or when
+ * the previous one's answer went unused (`afterUnusedAnswer`: it extends the one before, and keeps
+ * every user message of the unused one).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -142,8 +144,32 @@ export interface ScriptedOpenAI {
   close(): Promise<void>;
 }
 
+type Answered = { messages: WireMessage[]; system: string; head: string; index: number };
+
 interface ConvState {
-  lastAnswered: { messages: WireMessage[]; system: string; head: string; index: number } | null;
+  lastAnswered: Answered | null;
+  /** The answered request `lastAnswered` extended (what a request after an unused answer extends). */
+  beforeLast: Answered | null;
+}
+
+/** Each user message's text as sent (parts joined), to find a message again inside a merged one. */
+const userTexts = (messages: WireMessage[]): string[] =>
+  messages
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+
+/**
+ * A request after one whose answer went unused (its turn never began: the opening message's log
+ * write failed while the model was asked) extends the request before that one instead, and still
+ * carries every user message of the unused one: nothing the person said is lost. A plain repeat of
+ * the unused one stays a violation: a duplicate call looks just the same.
+ */
+function afterUnusedAnswer(state: ConvState, rec: ScriptedRequest): boolean {
+  if (!state.lastAnswered) return false;
+  if (JSON.stringify(rec.messages) === JSON.stringify(state.lastAnswered.messages)) return false;
+  if (state.beforeLast && prefixViolation(state.beforeLast, rec)) return false;
+  const now = userTexts(rec.messages);
+  return userTexts(state.lastAnswered.messages).every((t) => now.some((u) => u.includes(t)));
 }
 
 let callSeq = 0;
@@ -314,11 +340,13 @@ export async function startScriptedOpenAI(
       problems.push("streamed request without stream_options.include_usage: its usage would be lost");
     }
     const conv = rec.conversation && rec.purpose === "turn" ? rec.conversation : null;
-    const state = conv ? (convs.get(conv) ?? { lastAnswered: null }) : null;
+    const state = conv ? (convs.get(conv) ?? { lastAnswered: null, beforeLast: null }) : null;
+    let retried = false;
     if (conv && state) {
       convs.set(conv, state);
       const p = state.lastAnswered ? prefixViolation(state.lastAnswered, rec) : null;
-      if (p) problems.push(p);
+      retried = p !== null && afterUnusedAnswer(state, rec);
+      if (p && !retried) problems.push(p);
     }
     if (problems.length && options.onViolation === "record") {
       violations.push(`request #${rec.index}: ${problems.join("; ")}`);
@@ -356,8 +384,10 @@ export async function startScriptedOpenAI(
       );
     }
     const answered = () => {
-      if (state)
+      if (state) {
+        if (!retried) state.beforeLast = state.lastAnswered;
         state.lastAnswered = { messages: rec.messages, system: rec.system, head: rec.head, index: rec.index };
+      }
     };
     if (body.stream !== true) {
       answered();

@@ -29,6 +29,12 @@ export interface OpenedTurn {
   tools: ToolSurface;
   /** Lines for the model about tools left out of this turn (sign-ins). */
   toolNotes: string[];
+  /**
+   * The opening message's log write, still in flight for a plain message: the model is asked
+   * meanwhile (its request needs no round trip of its own), and the turn awaits this before it
+   * uses the reply or ends. Rejects with the store's error if the write failed.
+   */
+  logged: Promise<void>;
 }
 
 export interface TurnEntry {
@@ -62,15 +68,23 @@ async function channelSettings(
 export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcript): TurnEntry {
   const { limits } = deps;
 
-  /** A user message joins the transcript (cut, and the user told, if it alone would crowd out the window). */
-  const enter = async (input: TurnInput, ctx: TurnContext): Promise<string> => {
+  /**
+   * A user message joins the transcript (cut, and the user told, if it alone would crowd out the
+   * window). `logged`: a plain message's log write, left in flight (see `OpenedTurn.logged`).
+   */
+  const enter = async (
+    input: TurnInput,
+    ctx: TurnContext,
+  ): Promise<{ text: string; logged: Promise<void> }> => {
     // Other people's earlier messages come first, as their own message with no speaker.
     if (input.context?.length) await t.append({ role: "user", content: contextMessage(input.context) }, ctx);
     if (!input.files?.length) {
       const m = enterUserMessage(input, ctx.shared, limits.contextWindow);
       if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
-      await t.append({ role: "user", content: m.content, speaker: input.speaker }, ctx);
-      return m.text;
+      const logged = t.append({ role: "user", content: m.content, speaker: input.speaker }, ctx);
+      // Awaited by the turn; until then a failure must not count as unhandled.
+      logged.catch(() => undefined);
+      return { text: m.text, logged };
     }
     // Files are read (and images kept for the turn) before the message is logged, which names them.
     const told = imagesToldUnread(t.working);
@@ -82,13 +96,15 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     if (m.cut) await ctx.reporter.notice(cutNotice(m.cut));
     await t.append({ role: "user", content: m.content, speaker: input.speaker, files: read.refs }, ctx);
     // Memory is searched with the person's words, not the files' contents.
-    return input.text;
+    return { text: input.text, logged: Promise.resolve() };
   };
 
   const enterQueued = async (ctx: TurnContext, progress: TurnProgress): Promise<string[]> => {
     const texts: string[] = [];
     for (const queued of ctx.drainInbox?.() ?? []) {
-      texts.push(await enter(queued, ctx));
+      const { text, logged } = await enter(queued, ctx);
+      await logged;
+      texts.push(text);
       progress.consumed++;
     }
     return texts;
@@ -97,7 +113,8 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
   const open: TurnEntry["open"] = async (input, ctx, progress, fault) => {
     // The channel's settings as they are when the turn starts (an admin's change applies next turn),
     // the opening message's log write and, for a plain message (in the window as soon as `enter`
-    // starts), the memory page: read and written together, in one round trip to the store.
+    // starts), the memory page: read and written together, in one round trip to the store, and
+    // the model call waits only for the reads.
     const channelP = channelSettings(deps.channels, ctx.conversation);
     const entering = enter(input, ctx);
     const plain = !input.files?.length && !input.context?.length;
@@ -105,7 +122,8 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     const early = opening && !opening.cut ? fault(opening.text) : undefined;
     early?.catch(() => undefined); // awaited below, or superseded; never an unhandled rejection
     // The requester's messages that queued behind the opening one are answered in this same turn.
-    const words = [await entering, ...(await enterQueued(ctx, progress))];
+    const first = await entering;
+    const words = [first.text, ...(await enterQueued(ctx, progress))];
     const asked = words.join("\n");
     // The early page searched the opening's words only: queued messages need a search of their own.
     const page = early && words.length === 1 ? await early : await fault(asked);
@@ -114,7 +132,7 @@ export function createTurnEntry(deps: AgentDeps, files: FileIntake, t: Transcrip
     const { tools, notes } = deps.signIn
       ? await gateSignIns(deps.signIn, allowed, input.speaker, ctx.forms, channel.tools)
       : { tools: allowed, notes: [] };
-    return { asked, page, channel, tools, toolNotes: notes };
+    return { asked, page, channel, tools, toolNotes: notes, logged: first.logged };
   };
 
   return { open, enterQueued };

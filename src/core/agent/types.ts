@@ -84,7 +84,12 @@ export interface TurnContext {
    * a backlog is answered in one turn) and at each cancellation point, in order.
    */
   drainInbox?: () => TurnInput[];
-  /** Called (and awaited) for every event before the loop moves on, so a crash loses nothing. */
+  /**
+   * Called for every event, so a crash loses nothing: awaited before the loop acts on it (the one
+   * exception: the opening message's write runs while the model is asked, and is awaited before
+   * the model's reply is used). Written in call order; a call made while an earlier one is in
+   * flight waits for it and fails if it failed.
+   */
   onEvent?: (event: AgentEvent) => Promise<void>;
   /**
    * The turn's model work is over: its answer is logged and what is left is showing it, which may

@@ -174,6 +174,8 @@ export function turnContext(
   signal: AbortSignal,
   before: () => LogEntry[] = () => [],
 ): TurnContext {
+  /** The newest log write still in flight. */
+  let writing: Promise<void> | null = null;
   return {
     conversation: t.key,
     shared,
@@ -183,13 +185,26 @@ export function turnContext(
     ...(io.forms ? { forms: io.forms } : {}),
     ...(io.files ? { files: io.files } : {}),
     signal,
-    onEvent: async (event: AgentEvent) => {
-      const entries = [...before(), event];
-      const [length] = await Promise.all([
-        env.journal.appendLog(t.key, entries, live.logLength),
-        fetchInbox(t, live, env.journal),
-      ]);
-      live.logLength = length;
+    onEvent: (event: AgentEvent) => {
+      // In order, one at a time: each append names the log length the one before it left. An event
+      // sent while another is in flight (the opening message is written while the model is asked)
+      // waits for it, and fails with it: the log never holds an event whose predecessor it lost.
+      const previous = writing;
+      const write = (async () => {
+        if (previous) await previous;
+        const entries = [...before(), event];
+        const [length] = await Promise.all([
+          env.journal.appendLog(t.key, entries, live.logLength),
+          fetchInbox(t, live, env.journal),
+        ]);
+        live.logLength = length;
+      })();
+      writing = write;
+      const settle = () => {
+        if (writing === write) writing = null;
+      };
+      write.then(settle, settle);
+      return write;
     },
   };
 }

@@ -149,6 +149,11 @@ export interface ConversationsOptions {
   store: Store;
   /** Builds an agent from replayed state; main wires `(state) => createAgent(agentDeps, state)`. */
   newAgent: (state: AgentState) => ConversationAgent;
+  /**
+   * What a turn will read about its requester (their memory), read now: called as the turn's lease
+   * is asked for when a slot is free, so that read goes out with it (main wires the memory's `warm`).
+   */
+  warm?: (user: UserKey) => void;
   /** The default IO of a conversation (the platform adapter's `io`); also used for resumed turns. */
   io: (conversation: ConversationKey) => ConversationIO;
   limits: ConversationLimits;

@@ -132,11 +132,14 @@ export function createWorkers(
     // is asked for: when one is free, they go out with the user's token take (the fleet-wide rate
     // costs the answer no round trip of its own).
     const leasing = Promise.allSettled([leases.tryAcquire(journal.lockKey(t.key)), readState()]);
+    const opens = slots.opensNow(user);
+    // The turn starts now: what it reads about its requester goes out in the same round trip.
+    if (opens && requester) options.warm?.(requester);
     // Counted from now: `admit` bounds what one user has waiting here.
     backlog.waiting(user);
     const asked = Date.now();
     try {
-      if (!slots.opensNow(user)) {
+      if (!opens) {
         // The turn will wait (no free slot, or its user is over their rate): it waits holding the
         // conversation, so another instance's sweep leaves the turn to it rather than wait for the
         // same token too; held elsewhere, the holder takes the message up when it lets go.

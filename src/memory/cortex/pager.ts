@@ -37,6 +37,8 @@ import {
 import { createUserViews, statementKey } from "./user-view.js";
 
 export interface Pager {
+  /** Read the user's view ahead of their turn; the turn's page reads use it (`UserViews.warm`). */
+  warm(user: UserKey): void;
   /** Without an origin a record has no provenance, and counts as learned in a DM. */
   rememberFact(user: UserKey, statement: string, origin?: Origin): Promise<FactRecord>;
   /** Deduped by normalized statement within one audience: a repeat returns the existing record. */
@@ -130,6 +132,7 @@ export function createPager(opts: PagerOptions): Pager {
   /** Append to one of the user's lists and mark the change; with a retention, refresh its TTL. */
   async function write<T>(user: UserKey, list: "records" | "turns", items: T[]): Promise<void> {
     const keys = cortexKeys(user);
+    views.wrote(user);
     // The version token is put in the append's own atomic step: never a list ahead of its token.
     if (retentionMs === undefined) {
       await store.append(keys[list], items, undefined, { key: keys.version, value: randomUUID() });
@@ -285,13 +288,14 @@ export function createPager(opts: PagerOptions): Pager {
         return record;
       }),
 
+    warm: (user) => views.warm(user),
     fault: async (user, here, query, tokenBudget) =>
-      rankRecords(await views.get(user), here, query, tokenBudget, now()),
+      rankRecords(await views.recent(user), here, query, tokenBudget, now()),
     faultPatterns: async (user, here, goal, limit = 3) =>
-      rankPatterns(await views.get(user), here, goal, limit, now()),
-    pinned: async (user, here, activeGoal) => pinnedOf(await views.get(user), here, activeGoal),
+      rankPatterns(await views.recent(user), here, goal, limit, now()),
+    pinned: async (user, here, activeGoal) => pinnedOf(await views.recent(user), here, activeGoal),
     recallTurns: async (user, here, query, ro = {}) =>
-      recallFrom(await views.get(user), here, query, ro, now()),
+      recallFrom(await views.recent(user), here, query, ro, now()),
 
     async records(user) {
       return [...(await views.get(user)).records.values()];

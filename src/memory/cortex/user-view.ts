@@ -114,9 +114,24 @@ function index(view: UserView, r: CortexRecord): void {
 export interface UserViews {
   /** The user's current view (validated against the store's version token). */
   get(user: UserKey): Promise<UserView>;
+  /**
+   * Read the user's view now, ahead of a turn (`warm`): the turn's page reads (`recent`) use that
+   * read if it is at most `WARM_MS` old, so the check costs the turn no round trip of its own.
+   */
+  warm(user: UserKey): void;
+  /** The view for a page read: a warm read at most `WARM_MS` old, else `get`. */
+  recent(user: UserKey): Promise<UserView>;
+  /** This process wrote to the user's lists: a warm read from before no longer stands. */
+  wrote(user: UserKey): void;
   /** Drop a user's cached view (after forget). */
   evict(user: UserKey): void;
 }
+
+/**
+ * How old a warm read may be and still serve a turn's page: it is read beside the conversation's
+ * lease, a round trip or two before the turn asks (as the conversation's own state, FRESH_READ_MS).
+ */
+export const WARM_MS = 100;
 
 export function createUserViews(store: Store, maxUsers = 500): UserViews {
   const cache = new Map<UserKey, Cached>();
@@ -244,17 +259,39 @@ export function createUserViews(store: Store, maxUsers = 500): UserViews {
     return view;
   }
 
+  const get = (user: UserKey): Promise<UserView> => {
+    let p = inflight.get(user);
+    if (!p) {
+      p = refresh(user).finally(() => inflight.delete(user));
+      inflight.set(user, p);
+    }
+    return p;
+  };
+  /** Warm reads by user, oldest first (bounded like the cache). */
+  const warmed = new Map<UserKey, { at: number; view: Promise<UserView> }>();
+
   return {
-    get(user) {
-      let p = inflight.get(user);
-      if (!p) {
-        p = refresh(user).finally(() => inflight.delete(user));
-        inflight.set(user, p);
-      }
-      return p;
+    get,
+    warm(user) {
+      const view = get(user);
+      // Used by the turn's reads, which see its failure; unused, it must not count as unhandled.
+      view.catch(() => undefined);
+      warmed.delete(user);
+      warmed.set(user, { at: Date.now(), view });
+      if (warmed.size > maxUsers) warmed.delete(warmed.keys().next().value!);
+    },
+    recent(user) {
+      const w = warmed.get(user);
+      if (w && Date.now() - w.at <= WARM_MS) return w.view;
+      warmed.delete(user);
+      return get(user);
+    },
+    wrote(user) {
+      warmed.delete(user);
     },
     evict(user) {
       cache.delete(user);
+      warmed.delete(user);
     },
   };
 }

@@ -296,6 +296,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const conversations = createConversations({
     store: o.conversationStore ? o.conversationStore(store) : store,
     newAgent: (state) => createAgent({ ...agentDeps, files }, state),
+    ...(memory ? { warm: (user: UserKey) => memory.warm(user) } : {}),
     io: (key) => adapter!.io(key),
     instanceId: "slack-test",
     limits: {
