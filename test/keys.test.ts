@@ -4,6 +4,7 @@ import {
   hashTag,
   hashTagOf,
   KeyError,
+  PARSED_KEYS_MAX,
   parseConversationKey,
   parseUserKey,
   userKey,
@@ -22,6 +23,24 @@ describe("conversation and user keys", () => {
   it("rejects malformed keys with a KeyError", () => {
     expect(() => parseConversationKey("slack:T1:C1")).toThrow(KeyError);
     expect(() => parseUserKey("irc:w:u")).toThrow(/unknown platform "irc"/);
+  });
+});
+
+describe("parsed keys", () => {
+  it("are kept, frozen, and at most PARSED_KEYS_MAX of them: the oldest goes first", () => {
+    const first = conversationKey({ platform: "slack", workspace: "TK", channel: "CK", thread: "1.1" });
+    const parts = parseConversationKey(first);
+    expect(parseConversationKey(first)).toBe(parts);
+    expect(Object.isFrozen(parts)).toBe(true);
+    const user = userKey({ platform: "slack", workspace: "TK", user: "UK" });
+    expect(parseUserKey(user)).toBe(parseUserKey(user));
+    // A key parsed as the other kind is still refused, cached or not.
+    expect(() => parseUserKey(first)).toThrow(KeyError);
+    expect(() => parseConversationKey(user)).toThrow(KeyError);
+    for (let i = 0; i < PARSED_KEYS_MAX; i++) parseUserKey(`slack:TK:U${i}`);
+    const again = parseConversationKey(first);
+    expect(again).not.toBe(parts);
+    expect(again).toEqual(parts);
   });
 });
 

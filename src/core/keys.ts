@@ -51,35 +51,53 @@ export class KeyError extends Error {
 }
 
 export function conversationKey(p: ConversationParts): ConversationKey {
-  return [p.platform, p.workspace, p.channel, p.thread].map(enc).join(":");
+  return `${enc(p.platform)}:${enc(p.workspace)}:${enc(p.channel)}:${enc(p.thread)}`;
 }
 
 /** `platform:workspace:channel`: the channel a conversation runs in (per-channel settings). */
 export function channelKey(p: Omit<ConversationParts, "thread">): string {
-  return [p.platform, p.workspace, p.channel].map(enc).join(":");
+  return `${enc(p.platform)}:${enc(p.workspace)}:${enc(p.channel)}`;
 }
 
 /** `platform:workspace`: the prefix of every conversation, channel and user key of one workspace. */
 export function workspaceKey(platform: Platform, workspace: string): string {
-  return [platform, workspace].map(enc).join(":");
+  return `${enc(platform)}:${enc(workspace)}`;
 }
 
-export function parseConversationKey(key: ConversationKey): ConversationParts {
+/**
+ * Parsed keys, by key. A message's few keys are parsed again and again on its path (access, inbound,
+ * observation, prompt, IO); the parts are frozen, so sharing them is safe. Oldest dropped first.
+ */
+export const PARSED_KEYS_MAX = 2048;
+const parsed = new Map<string, Readonly<ConversationParts | UserParts>>();
+
+function remember<T extends ConversationParts | UserParts>(key: string, parts: T): Readonly<T> {
+  if (parsed.size >= PARSED_KEYS_MAX) parsed.delete(parsed.keys().next().value!);
+  const frozen = Object.freeze(parts);
+  parsed.set(key, frozen);
+  return frozen;
+}
+
+export function parseConversationKey(key: ConversationKey): Readonly<ConversationParts> {
+  const known = parsed.get(key);
+  if (known && "thread" in known) return known;
   const parts = key.split(":");
   if (parts.length !== 4) throw new KeyError(`conversation key "${key}" must have 4 parts`);
   const [platform, workspace, channel, thread] = parts.map(dec) as [string, string, string, string];
-  return { platform: platformOf(platform, key), workspace, channel, thread };
+  return remember(key, { platform: platformOf(platform, key), workspace, channel, thread });
 }
 
 export function userKey(p: UserParts): UserKey {
-  return [p.platform, p.workspace, p.user].map(enc).join(":");
+  return `${enc(p.platform)}:${enc(p.workspace)}:${enc(p.user)}`;
 }
 
-export function parseUserKey(key: UserKey): UserParts {
+export function parseUserKey(key: UserKey): Readonly<UserParts> {
+  const known = parsed.get(key);
+  if (known && "user" in known) return known;
   const parts = key.split(":");
   if (parts.length !== 3) throw new KeyError(`user key "${key}" must have 3 parts`);
   const [platform, workspace, user] = parts.map(dec) as [string, string, string];
-  return { platform: platformOf(platform, key), workspace, user };
+  return remember(key, { platform: platformOf(platform, key), workspace, user });
 }
 
 /**
@@ -122,7 +140,9 @@ export function cortexOwner(user: UserKey): UserKey {
  * One key per budget, so each budget step is a single-key script.
  */
 export function rateBudgetKey(platform: Platform, ...parts: string[]): string {
-  return ["rate", platform, ...parts].map(enc).join(":");
+  let key = `rate:${enc(platform)}`;
+  for (const p of parts) key += `:${enc(p)}`;
+  return key;
 }
 
 /**

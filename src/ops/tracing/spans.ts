@@ -5,7 +5,7 @@
  * (`invoke_agent`, `chat {model}`, `execute_tool {tool}`, `gen_ai.*`); Neo's own are `neo.*`.
  * Message text, tool arguments and results are attributes only with `NEO_TRACE_CONTENT=true`.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import {
   type Attributes,
   type Context,
@@ -45,8 +45,7 @@ export const traceContent = (): boolean => settings.content;
 export const traceInstance = (): string => settings.instance;
 
 /** A conversation key as traces show it: a stable digest, never the platform's ids. */
-export const hashedConversation = (key: string): string =>
-  createHash("sha256").update(key).digest("hex").slice(0, 16);
+export const hashedConversation = (key: string): string => hash("sha256", key, "hex").slice(0, 16);
 
 export interface SpanOptions {
   kind?: SpanKind;
