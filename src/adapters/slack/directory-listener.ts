@@ -16,9 +16,10 @@
  * An ordinary message teaches its channel's kind once per instance (what was taught is remembered,
  * bounded), so a busy channel costs no store write per message; a conversion always writes.
  */
-import type { AllMiddlewareArgs, App } from "@slack/bolt";
+import type { AllMiddlewareArgs } from "@slack/bolt";
 import { z } from "zod";
 import { log } from "../../core/log.js";
+import type { SlackEvents } from "./event-router.js";
 import { userInfoOf } from "./outbound/lookups.js";
 import { kindOfChannelType } from "./places.js";
 import type { SlackWorkspaces } from "./workspaces.js";
@@ -68,10 +69,10 @@ const TAUGHT_MAX = 5000;
 
 const slog = log.child({ component: "slack" });
 
-export function registerDirectoryEvents(app: App, workspaces: SlackWorkspaces): void {
+export function registerDirectoryEvents(events: SlackEvents, workspaces: SlackWorkspaces): void {
   const taught = new Map<string, string>();
 
-  app.event("message", async ({ event, body }: AllMiddlewareArgs & { event: unknown; body: unknown }) => {
+  events.on("message", async ({ event, body }: AllMiddlewareArgs & { event: unknown; body: unknown }) => {
     const team = teamOf(body);
     const m = messageSchema.safeParse(event);
     if (!team || !m.success) return;
@@ -95,18 +96,18 @@ export function registerDirectoryEvents(app: App, workspaces: SlackWorkspaces): 
       .channels(team)
       .learn(e.data.channel.id, { name: e.data.channel.name }, msOfTs(e.data.event_ts));
   };
-  app.event("channel_rename", renamed);
-  app.event("group_rename", renamed);
+  events.on("channel_rename", renamed);
+  events.on("group_rename", renamed);
 
   const deleted = async ({ event, body }: { event: unknown; body: unknown }) => {
     const team = teamOf(body);
     const e = channelIdSchema.safeParse(event);
     if (team && e.success) await workspaces.channels(team).forget(e.data.channel);
   };
-  app.event("channel_deleted", deleted);
-  app.event("group_deleted", deleted);
+  events.on("channel_deleted", deleted);
+  events.on("group_deleted", deleted);
 
-  app.event("member_joined_channel", async ({ event, body }) => {
+  events.on("member_joined_channel", async ({ event, body }) => {
     const team = teamOf(body);
     const e = joinedSchema.safeParse(event);
     if (!team || !e.success) return;
@@ -114,7 +115,7 @@ export function registerDirectoryEvents(app: App, workspaces: SlackWorkspaces): 
     if (me && e.data.user === me.botUserId) workspaces.channels(team).refresh(e.data.channel);
   });
 
-  app.event("user_change", async ({ event, body }) => {
+  events.on("user_change", async ({ event, body }) => {
     const team = teamOf(body);
     const e = userChangeSchema.safeParse(event);
     if (!team || !e.success) return;

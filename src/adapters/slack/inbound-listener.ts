@@ -18,6 +18,7 @@ import type {
 import { type ConversationKey, channelKey, userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import type { Store } from "../../store/types.js";
+import type { SlackEvents } from "./event-router.js";
 import { decideInbound, type InboundDecision, type InboundPolicy, SLACKBOT_USER } from "./inbound.js";
 import type { ReplyMessage } from "./outbound/lookups.js";
 import { namesIn, renderSlackContent } from "./readable.js";
@@ -142,7 +143,7 @@ export interface InboundExtra {
 /** Takes one event envelope: decides, enriches and submits it (throws when it was not taken). */
 export type TakeInbound = (body: unknown, extra?: InboundExtra) => Promise<void>;
 
-export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
+export function registerInbound(app: App, events: SlackEvents, deps: InboundDeps): TakeInbound {
   // Retried deliveries of an event in flight are dropped here. Not messages: the journal takes each
   // message once (by its id, atomically, on every instance), and a claim would outlive a delivery
   // cut by a crash, so that Slack's retry was answered 200 as a "duplicate" and the message lost.
@@ -273,7 +274,7 @@ export function registerInbound(app: App, deps: InboundDeps): TakeInbound {
     }
   };
   const handle = ({ body }: AllMiddlewareArgs & { body: unknown }) => take(body);
-  app.event("app_mention", handle);
-  app.event("message", handle);
+  events.on("app_mention", handle);
+  events.on("message", handle);
   return take;
 }

@@ -17,6 +17,7 @@ import {
 import { userKey } from "../../core/keys.js";
 import { log } from "../../core/log.js";
 import { slackCommandContext } from "./command-context.js";
+import type { SlackEvents } from "./event-router.js";
 import { homeBlocks, MEMORY_ACTION, memoryBlocks } from "./memory-blocks.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import type { SlackWorkspaces } from "./workspaces.js";
@@ -32,7 +33,7 @@ const slog = log.child({ component: "slack" });
 /** Every memory button's action_id (`neo_mem_<op>_<n>`). */
 export const MEMORY_ACTION_ID = new RegExp(`^${MEMORY_ACTION}_`);
 
-export function registerMemoryListeners(app: App, deps: MemoryListenerDeps): void {
+export function registerMemoryListeners(app: App, events: SlackEvents, deps: MemoryListenerDeps): void {
   const publishHome = async (teamId: string, userId: string, page = 0, note?: string) => {
     const ctx = await slackCommandContext(deps, teamId, userId, "", false);
     if (!(await deps.access.isAllowed(ctx.caller))) return;
@@ -40,7 +41,7 @@ export function registerMemoryListeners(app: App, deps: MemoryListenerDeps): voi
     await deps.workspaces.out(teamId).publishHome(userId, homeBlocks(home, userId));
   };
 
-  app.event("app_home_opened", async ({ event, body }) => {
+  events.on("app_home_opened", async ({ event, body }) => {
     if (event.tab !== "home") return;
     const teamId = (body as { team_id?: string }).team_id ?? "";
     void publishHome(teamId, event.user).catch((err: unknown) =>

@@ -3,10 +3,10 @@
  * (`tokens_revoked` naming bot tokens), loses its installation and everything Neo kept about it:
  * conversations, memory, caps, access and settings (`deleteWorkspaceData`). OAuth mode only.
  */
-import type { App } from "@slack/bolt";
 import { log } from "../../core/log.js";
 import { deleteWorkspaceData } from "../../core/workspace-data.js";
 import type { Store } from "../../store/types.js";
+import type { SlackEvents } from "./event-router.js";
 import type { SlackInstallations } from "./installations.js";
 import type { SlackWorkspaces } from "./workspaces.js";
 
@@ -23,18 +23,18 @@ function teamOf(body: unknown): string | undefined {
   return typeof b.team_id === "string" ? b.team_id : undefined;
 }
 
-export function registerUninstall(app: App, deps: UninstallDeps): void {
+export function registerUninstall(events: SlackEvents, deps: UninstallDeps): void {
   const forget = async (teamId: string, why: string): Promise<void> => {
     await deps.installations.remove(teamId);
     deps.workspaces.forget(teamId);
     const keys = await deleteWorkspaceData(deps.store, "slack", teamId);
     slog.info({ team: teamId, keys, why }, "slack workspace removed");
   };
-  app.event("app_uninstalled", async ({ body }) => {
+  events.on("app_uninstalled", async ({ body }) => {
     const team = teamOf(body);
     if (team) await forget(team, "app_uninstalled");
   });
-  app.event("tokens_revoked", async ({ body, event }) => {
+  events.on("tokens_revoked", async ({ body, event }) => {
     const team = teamOf(body);
     // Only the bot's token matters to Neo; revoked user tokens change nothing.
     if (team && (event.tokens.bot ?? []).length > 0) await forget(team, "tokens_revoked");

@@ -2,7 +2,8 @@
  * Every Bolt listener the adapter has, registered in the order that matters: inbound first (its
  * middleware dedupes events), then what keeps channels and users known, the assistant panel, clicks
  * (approvals, memory buttons and the App Home, then every other button), commands and, in OAuth
- * mode, uninstalls.
+ * mode, uninstalls. Events go to their handlers through one router, installed last (after the
+ * inbound dedupe and the assistant panel's middleware): see `event-router.ts`.
  */
 import type { App } from "@slack/bolt";
 import { registerApprovalActions } from "../approval-listener.js";
@@ -12,6 +13,7 @@ import type { AssistantThreads } from "../assistant-threads.js";
 import { CONFIRM_ACTION, registerCommands } from "../command-listener.js";
 import { registerDirectoryEvents } from "../directory-listener.js";
 import type { DraftPace } from "../draft/pacer.js";
+import { createEventRouter } from "../event-router.js";
 import { registerFormActions } from "../form-listener.js";
 import { FORM_ACTIONS } from "../forms.js";
 import { registerInbound } from "../inbound-listener.js";
@@ -36,7 +38,8 @@ export interface SlackListenersDeps {
 export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: SlackListenersDeps): void {
   const { config } = o;
   const { workspaces, ios, pace, assistantThreads, installations } = deps;
-  const take = registerInbound(app, {
+  const events = createEventRouter();
+  const take = registerInbound(app, events, {
     store: o.store,
     access: o.access,
     conversations: o.conversations,
@@ -46,7 +49,7 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
     threadIo: ios.ioIn,
   });
   // Change events (and every message's channel_type) keep what is known of channels and users current.
-  registerDirectoryEvents(app, workspaces);
+  registerDirectoryEvents(events, workspaces);
   // After the inbound middleware (event dedupe): assistant-thread messages then take the inbound path.
   registerAssistant(app, {
     store: o.store,
@@ -58,7 +61,7 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
   });
   registerApprovalActions(app, { broker: o.broker, workspaces });
   registerFormActions(app, workspaces);
-  registerMemoryListeners(app, { commands: o.commands, access: o.access, workspaces });
+  registerMemoryListeners(app, events, { commands: o.commands, access: o.access, workspaces });
   registerUnknownActions(
     app,
     [APPROVE_ACTION, REJECT_ACTION, CONFIRM_ACTION, ...Object.values(FORM_ACTIONS)],
@@ -74,5 +77,6 @@ export function registerSlackListeners(app: App, o: SlackAdapterOptions, deps: S
     pace,
     store: o.store,
   });
-  if (installations) registerUninstall(app, { installations, workspaces, store: o.store });
+  if (installations) registerUninstall(events, { installations, workspaces, store: o.store });
+  events.install(app);
 }
