@@ -41,4 +41,38 @@ describe("token budget", () => {
     expect(withTools - withMessages).toBe(estimateTokens(JSON.stringify(schema)));
     expect(budgetPct({ system: "sys", messages, tools: [schema], contextWindow: withTools * 2 })).toBe(50);
   });
+
+  it("estimates a system block resumed from an earlier one's shared text exactly as from its start", () => {
+    // Blocks that share a head and differ after it, at every kind of character: a change right after
+    // a resume point must not leave a run before it counted as it was in the earlier block.
+    const base = tokenCorpus()
+      .map((s) => s.text)
+      .join("\n\n");
+    const inserts = ["x", "7", "Q", " ", "  ", "\n", ".", "é", "a1b2c3d4e5", "-", "{", "😀"];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 400; round++) {
+      const at = next(base.length);
+      const cut = next(3) === 0 ? next(40) : 0;
+      const text = base.slice(0, at) + inserts[next(inserts.length)]! + base.slice(at + cut);
+      const system = next(5) === 0 ? text.slice(0, at + 1) : text;
+      expect(
+        requestTokens({ system, messages: [], tools: [] }) - PER_MESSAGE_OVERHEAD,
+        `round ${round}`,
+      ).toBe(estimateTokens(system));
+    }
+    // Letters after digits: the run is priced as one mixed run only once it is long enough, so a
+    // change just past a resume point may re-price the run before it.
+    const ids = "see 12ab ".repeat(300);
+    for (let at = 6; at < ids.length; at += 9) {
+      requestTokens({ system: `${ids}#${at}`, messages: [], tools: [] });
+      const system = `${ids.slice(0, at + 2)}cd34${ids.slice(at + 2)}#${at}`;
+      expect(requestTokens({ system, messages: [], tools: [] }) - PER_MESSAGE_OVERHEAD, `at ${at}`).toBe(
+        estimateTokens(system),
+      );
+    }
+  });
 });

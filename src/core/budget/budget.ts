@@ -5,7 +5,7 @@
  * re-estimates only what is new.
  */
 import type { Message, ToolSchema } from "../llm/types.js";
-import { estimateTokens } from "./estimate.js";
+import { estimateResumable, estimateTokens } from "./estimate.js";
 
 /** Framing tokens each message costs beyond its content. */
 export const PER_MESSAGE_OVERHEAD = 4;
@@ -68,10 +68,46 @@ export interface BudgetInput {
 const systemCache = new Map<string, number>();
 const SYSTEM_CACHE_SIZE = 32;
 
+/**
+ * The last block estimated and where its estimate may resume ([position, tokens] pairs, one per
+ * RESUME_STRIDE characters). Every block starts with the same head (charter, ground truth), so a new
+ * block is estimated from the furthest point whose text it shares, not from its start.
+ */
+let lastSystem: { text: string; marks: number[] } | undefined;
+
+/**
+ * Index (in pairs) of the furthest mark of `last` whose text, its own character included, `text`
+ * shares; -1 for none. Compared a stretch at a time by `startsWith`: native, where a loop over the
+ * characters would run a message's only pass in the interpreter.
+ */
+function sharedMark(last: { text: string; marks: number[] }, text: string): number {
+  const { text: prev, marks } = last;
+  let k = -1;
+  let from = 0;
+  for (let j = 0; j < marks.length; j += 2) {
+    const to = marks[j]! + 1;
+    if (!text.startsWith(prev.slice(from, to), from)) break;
+    k = j / 2;
+    from = to;
+  }
+  return k;
+}
+
 function systemTokens(system: string): number {
   const cached = systemCache.get(system);
   if (cached !== undefined) return cached;
-  const n = estimateTokens(system);
+  let marks: number[] = [];
+  let from = 0;
+  let counted = 0;
+  const k = lastSystem ? sharedMark(lastSystem, system) : -1;
+  if (lastSystem && k >= 0) {
+    // Resumed at mark k, which the scan notes again.
+    marks = lastSystem.marks.slice(0, 2 * k);
+    from = lastSystem.marks[2 * k]!;
+    counted = lastSystem.marks[2 * k + 1]!;
+  }
+  const n = estimateResumable(system, from, counted, marks);
+  lastSystem = { text: system, marks };
   if (systemCache.size >= SYSTEM_CACHE_SIZE) systemCache.delete(systemCache.keys().next().value!);
   systemCache.set(system, n);
   return n;

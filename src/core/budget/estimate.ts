@@ -47,12 +47,35 @@ function letterTokens(n: number): number {
 
 /** Estimated o200k tokens of `text`. */
 export function estimateTokens(text: string): number {
-  let tokens = 0;
-  let i = 0;
+  return scan(text, 0, 0, undefined);
+}
+
+/** Characters between the points `estimateResumable` notes. */
+export const RESUME_STRIDE = 128;
+
+/**
+ * The estimate of `text` resumed at position `from`, whose first `from` characters were counted as
+ * `tokens` (a point noted for an earlier text sharing them, and the character at `from`). Notes in
+ * `marks`, as [position, tokens] pairs, points where a later text may resume: at most one per
+ * RESUME_STRIDE characters, each at a space, newline or punctuation run, so that no run before it
+ * looked past it.
+ */
+export function estimateResumable(text: string, from: number, tokens: number, marks: number[]): number {
+  return scan(text, from, tokens, marks);
+}
+
+function scan(text: string, from: number, counted: number, marks: number[] | undefined): number {
+  let tokens = counted;
+  let i = from;
+  let nextMark = from;
   const len = text.length;
   while (i < len) {
     const code = text.charCodeAt(i);
     const cls = code < 128 ? CLASS[code]! : 1;
+    if (marks !== undefined && cls >= 3 && i >= nextMark) {
+      marks.push(i, tokens);
+      nextMark = i + RESUME_STRIDE;
+    }
     let j = i + 1;
     const mixedEnd = cls === 1 || cls === 2 ? mixedRunEnd(text, i) : -1;
     if (mixedEnd > 0) {
