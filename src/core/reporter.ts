@@ -42,6 +42,8 @@ export interface AnswerDraft {
   finish(text: string): Promise<void>;
   /** The response was not an answer (tool calls, cut by the output limit): take back what was shown. */
   discard(): Promise<void>;
+  /** Optional: the answer is complete and being logged; `finish` comes next (see `Reporter.answerSoon`). */
+  answerSoon?(): void;
 }
 
 /** A file Neo sends (an image a tool made, a long answer): bytes in memory, never logged. */
@@ -70,6 +72,12 @@ export interface Reporter {
   upload?(files: readonly OutboundFile[], comment: string, key?: AnswerKey): Promise<void>;
   /** Optional: start showing an answer while it is written (one draft at a time per reporter). */
   draft?(options: DraftOptions): AnswerDraft;
+  /**
+   * Optional: an answer is complete and being logged; `say` comes next, once the log has it. What
+   * saying it needs of the platform (room in the channel's post rate) may be asked for now, beside
+   * that write. A hint: nothing is shown.
+   */
+  answerSoon?(): void;
   /**
    * Optional, where drafts are shown: the process that ran the turn answering as `key` died while
    * it wrote the answer. Remove what it showed of a draft it never finished (still streaming, half

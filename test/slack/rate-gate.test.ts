@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRateGate, type Reservation } from "../../src/adapters/slack/rate-gate.js";
+import { createRateWindows } from "../../src/store/rate-window.js";
+import type { RateWindowOp } from "../../src/store/types.js";
 import { MB, retainedBytes } from "../support/heap.js";
 
 const rateLimited = (retryAfter: number) =>
@@ -175,6 +177,47 @@ describe("rate gate", () => {
       }),
     ).rejects.toMatchObject({ code: "SLACK_RATE_LIMITED" });
     expect(gate.pending()).toBe(0);
+  });
+
+  it("room asked ahead (an answer being logged) is its post's: the post asks the fleet for none of its own", async () => {
+    const windows = createRateWindows();
+    const asked: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const store = {
+      async rateWindow(key: string, op: RateWindowOp) {
+        asked.push(op.op);
+        // The early take's answer is held: the post must wait for it, not ask again.
+        if (asked.length === 1) await held;
+        return windows(key, op);
+      },
+    };
+    const gate = createRateGate({ store });
+    const rule = { limit: 1, windowMs: 60_000 };
+    gate.ahead("T1:chat.postMessage:C1", rule);
+    // Asked at once, before any call runs.
+    await vi.waitFor(() => expect(asked).toEqual(["take"]));
+    const posted = gate.run({
+      key: "T1:chat.postMessage:C1",
+      method: "chat.postMessage",
+      rule,
+      call: async () => "ts",
+    });
+    release();
+    expect(await posted).toBe("ts");
+    // One take (ahead), then the call's answer settles it.
+    await vi.waitFor(() => expect(asked).toEqual(["take", "settle"]));
+    // The window holds that one call: an optional one finds no room.
+    const next = gate.run({
+      key: "T1:chat.postMessage:C1",
+      method: "chat.postMessage",
+      rule,
+      call: async () => "late",
+      optional: true,
+    });
+    expect(await next).toBeUndefined();
   });
 
   it("passes other errors through untouched", async () => {

@@ -53,6 +53,10 @@ export function createSlackDraft(o: SlackDraftOptions): AnswerDraft {
         );
       }
     },
+    answerSoon() {
+      // Nothing shown yet: `finish` posts the answer whole (`say`).
+      if (!d.stream && d.posted.length === 0) o.answerSoon?.();
+    },
     async discard() {
       await pacer.quiesce();
       for (const p of d.posted.splice(0)) {

@@ -63,6 +63,11 @@ export interface RateGate {
    * window and the rooms already reserved) and no required call waits for room there.
    */
   reserve(key: string, method: string, rule: RateRule): Reservation | undefined;
+  /**
+   * A required call of `key` comes next (an answer is being logged): its room in the fleet's window
+   * is asked for now, beside that write, not after it (rate-gate/fleet-window.ts `ahead`).
+   */
+  ahead(key: string, rule: RateRule): void;
   /** Calls queued or in flight, across keys. */
   pending(): number;
   /**
@@ -268,6 +273,7 @@ export function createRateGate(options: RateGateOptions = {}): RateGate {
       live.set(r, { s, held });
       return r;
     },
+    ahead: (key, rule) => fleet.ahead(key, rule),
     pending: () => pending,
     waits: () =>
       Object.fromEntries([...keys.entries()].flatMap(([key, s]) => (s.waits > 0 ? [[key, s.waits]] : []))),

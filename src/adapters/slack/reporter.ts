@@ -163,8 +163,10 @@ export function createSlackReporter(o: SlackReporterOptions): Reporter {
             }
           : {}),
         say: (text) => reporter.say(text, key),
+        answerSoon: () => reporter.answerSoon?.(),
       });
     },
+    answerSoon: () => out.postSoon(channel),
     dropUnfinished: (key) =>
       dropUnfinishedDraft({ out, store: o.store, channel, threadTs, answerEvent: ANSWER_EVENT }, key),
   };

@@ -39,6 +39,8 @@ export const RETRYING_STATUS = "The answer broke off; asking the model again…"
 export interface AnswerView {
   /** The sink for the next model call. */
   sink(): TextSink;
+  /** The last response is the answer, being logged: `answer` comes next (`Reporter.answerSoon`). */
+  answerSoon(): void;
   /** The last response was the answer: show exactly `text`, finished. */
   answer(text: string): Promise<void>;
   /** The last response was not an answer: take back whatever of it was shown. */
@@ -100,6 +102,10 @@ export function createAnswerView(
           reporter.status(RETRYING_STATUS).catch((err: unknown) => log.warn({ err }, "retry status failed"));
         },
       };
+    },
+    answerSoon: () => {
+      if (draft) draft.answerSoon?.();
+      else reporter.answerSoon?.();
     },
     answer: (final) =>
       inSpan("neo.post", { attributes: { "neo.post.streamed": draft !== null } }, async () => {

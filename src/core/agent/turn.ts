@@ -178,6 +178,8 @@ export async function runTurn(
           await t.append({ role: "user", content: EMPTY_NUDGE }, ctx);
           continue;
         }
+        // Showing it may need the platform's room: asked for beside the write, not after it.
+        view.answerSoon();
         await t.append({ role: "assistant", content: res.content }, ctx).catch(async (err: unknown) => {
           // The log could not take it (the store went away): the answer the user may be watching
           // being written is finished all the same, never left "stopped" to be answered again.

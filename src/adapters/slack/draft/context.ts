@@ -27,6 +27,8 @@ export interface SlackDraftOptions {
   streamed?(ts: string): Promise<void>;
   /** Say `text` the non-streamed way (nothing was shown yet). */
   say(text: string): Promise<void>;
+  /** The answer is complete and `say` may come next (`Reporter.answerSoon`). */
+  answerSoon?(): void;
 }
 
 export interface Posted {

@@ -35,6 +35,8 @@ export interface OutboundContext {
     opts?: CallOptions,
     scope?: string,
   ): Promise<T | undefined>;
+  /** `method`'s next required call (in `scope`) comes soon: its room is asked for now (`RateGate.ahead`). */
+  ahead(method: string, rule: RateRule, scope?: string): void;
 }
 
 export function createOutboundContext(o: {
@@ -53,5 +55,6 @@ export function createOutboundContext(o: {
     keyOf,
     gated: (method, rule, call, opts = {}, scope) =>
       gate.run({ key: keyOf(method, scope), method, rule, call, ...opts }),
+    ahead: (method, rule, scope) => gate.ahead(keyOf(method, scope), rule),
   };
 }

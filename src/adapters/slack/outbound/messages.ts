@@ -21,6 +21,8 @@ export interface PostArgs {
 export interface SlackMessages {
   /** Resolves with the new message's ts, or undefined when it was skipped or (optional) dropped. */
   post(args: PostArgs, opts?: CallOptions): Promise<string | undefined>;
+  /** A post in `channel` comes next (an answer being logged): its room is asked for now. */
+  postSoon(channel: string): void;
   /**
    * `content` is read when the call goes, so a queued edit always sends the latest text. Resolves
    * true when the edit was sent, false when it was skipped or (optional) dropped.
@@ -44,8 +46,9 @@ export interface SlackMessages {
 
 const QUIET = { link_names: false, parse: "none", unfurl_links: false, unfurl_media: false } as const;
 
-export function createMessageCalls({ client, rules, token, gated }: OutboundContext): SlackMessages {
+export function createMessageCalls({ client, rules, token, gated, ahead }: OutboundContext): SlackMessages {
   return {
+    postSoon: (channel) => ahead("chat.postMessage", rules.postPerChannel, channel),
     post: async (args, opts) => {
       const res = await gated(
         "chat.postMessage",

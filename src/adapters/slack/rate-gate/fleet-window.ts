@@ -18,6 +18,8 @@ import type { RateRule } from "./key-state.js";
 const POLL_MS = 200;
 /** How long a call in flight holds its room at most (the Web API client's timeout and retries). */
 const FLIGHT_MS = 60_000;
+/** How long room taken `ahead` waits for its call (an answer's log write takes milliseconds). */
+const AHEAD_MS = 5_000;
 
 export interface FleetWindow {
   /**
@@ -26,6 +28,13 @@ export interface FleetWindow {
    * an optional call found none.
    */
   take(key: string, rule: RateRule, optional: boolean): Promise<string | undefined>;
+  /**
+   * A required call of `key` is about to go (an answer being logged before it is posted): ask for
+   * its room now, once, as an optional call would (never ahead of calls waiting anywhere), so that
+   * call's `take` costs no round trip of its own. Room got and not used within `AHEAD_MS` is
+   * settled, counted as a call.
+   */
+  ahead(key: string, rule: RateRule): void;
   /** The call answered: it counts from now. */
   settle(key: string, rule: RateRule, id: string): void;
   /** A 429: the key is held for every instance for `ms`. */
@@ -46,30 +55,64 @@ export function createFleetWindow(o: { store?: Pick<Store, "rateWindow">; margin
   });
   let seq = 0;
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  /** Room asked for ahead of a key's next required call: the id, or undefined if there was none. */
+  const early = new Map<string, Promise<string | undefined>>();
+  const settle = (key: string, rule: RateRule, id: string): void => {
+    rateWindow(storeKey(key), { op: "settle", id, windowMs: windowOf(rule).windowMs }).catch(
+      (err: unknown) => {
+        // The call keeps counting until its hold ends: the fleet errs towards sending less.
+        log.warn({ key, err: (err as Error).message }, "slack gate: a call's answer was not recorded");
+      },
+    );
+  };
+  const takeNew = async (key: string, rule: RateRule, optional: boolean): Promise<string | undefined> => {
+    const id = `${prefix}-${++seq}`;
+    for (;;) {
+      const wait = await rateWindow(storeKey(key), {
+        op: "take",
+        id,
+        ...windowOf(rule),
+        holdMs: FLIGHT_MS,
+        yields: optional,
+      });
+      if (wait === 0) return id;
+      if (optional) return undefined;
+      await sleep(Math.min(wait, POLL_MS));
+    }
+  };
   return {
     take: async (key, rule, optional) => {
-      const id = `${prefix}-${++seq}`;
-      for (;;) {
-        const wait = await rateWindow(storeKey(key), {
-          op: "take",
-          id,
-          ...windowOf(rule),
-          holdMs: FLIGHT_MS,
-          yields: optional,
-        });
-        if (wait === 0) return id;
-        if (optional) return undefined;
-        await sleep(Math.min(wait, POLL_MS));
+      const got = optional ? undefined : early.get(key);
+      if (got) {
+        early.delete(key);
+        const id = await got.catch(() => undefined);
+        if (id !== undefined) return id;
       }
+      return takeNew(key, rule, optional);
     },
-    settle: (key, rule, id) => {
-      rateWindow(storeKey(key), { op: "settle", id, windowMs: windowOf(rule).windowMs }).catch(
+    ahead: (key, rule) => {
+      if (early.has(key)) return;
+      const got = takeNew(key, rule, true);
+      early.set(key, got);
+      got.then(
+        (id) => {
+          if (id === undefined) {
+            if (early.get(key) === got) early.delete(key);
+            return;
+          }
+          setTimeout(() => {
+            if (early.get(key) !== got) return;
+            early.delete(key);
+            settle(key, rule, id);
+          }, AHEAD_MS).unref();
+        },
         (err: unknown) => {
-          // The call keeps counting until its hold ends: the fleet errs towards sending less.
-          log.warn({ key, err: (err as Error).message }, "slack gate: a call's answer was not recorded");
+          if (early.get(key) === got) early.delete(key);
+          log.warn({ key, err: (err as Error).message }, "slack gate: room asked ahead was not got");
         },
       );
     },
+    settle,
     block: async (key, rule, ms) => {
       await rateWindow(storeKey(key), { op: "block", ms, windowMs: windowOf(rule).windowMs });
     },
