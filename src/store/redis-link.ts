@@ -10,12 +10,14 @@
  * keep routing its slots to the dead address. So when a command fails on the connection, the link
  * rebuilds the cluster client from the seed nodes (at most one rebuild at a time, spaced by
  * `REBUILD_GAP_MS`), which discovers the promoted replica once the cluster has failed over.
+ * A lost connection empties the client-side cache (node-redis clears it on the socket's error, a
+ * rebuilt cluster client has a new one): invalidations sent while it was down never arrived.
  */
 import { createClient, createCluster } from "@keyv/redis";
 import type { StoreLog } from "./types.js";
 
-type SingleClient = ReturnType<typeof createClient>;
-type ClusterClient = ReturnType<typeof createCluster>;
+type SingleClient = ReturnType<typeof newClient>;
+type ClusterClient = ReturnType<typeof newCluster>;
 /** What the store issues commands on: a server's client, or a cluster's (routed by first key). */
 export type RedisCommands = SingleClient | ClusterClient;
 
@@ -37,6 +39,8 @@ export interface RedisLink {
   scan(match: string): Promise<string[]>;
   /** Bytes of memory in use, summed over every primary. */
   usedMemory(): Promise<number>;
+  /** A read past the client-side cache (see `CACHE_MAX_ENTRIES`), routed by `key`; the reply as sent. */
+  uncached(key: string, args: string[]): Promise<unknown>;
   /** A command failed on the connection: a cluster re-learns its topology. */
   failed(): void;
   close(): Promise<void>;
@@ -47,6 +51,34 @@ const SOCKET = {
   connectTimeout: 2000,
   reconnectStrategy: (attempt: number) => Math.min(100 * 2 ** attempt, 2000),
 };
+
+/**
+ * Server-assisted client-side caching (RESP3 + CLIENT TRACKING, Redis >= 6.2, docs/operations.md):
+ * a GET answered before is answered from memory until Redis pushes that the key changed, whoever
+ * changed it, so the per-message reads of settings, deny list and directory cost no round trip.
+ * Bounded by entries, LRU: GET values are small JSON (settings, directory entries, leases: a few
+ * hundred bytes; approval records a few KB), so 10 000 are a few MB per instance, tens at worst,
+ * and hold the hot keys of thousands of active channels and users. Lists are large (a
+ * conversation's log, a user's memory) and change on every message, so their reads bypass the
+ * cache (`uncached`) and cannot fill it. Redis's side, its tracking table, is bounded by the
+ * server's `tracking-table-max-keys`.
+ */
+export const CACHE_MAX_ENTRIES = 10_000;
+const CACHE = { maxEntries: CACHE_MAX_ENTRIES, evictPolicy: "LRU" as const };
+
+function newClient(url: string) {
+  return createClient({ url, RESP: 3, clientSideCache: CACHE, disableOfflineQueue: true, socket: SOCKET });
+}
+
+function newCluster(rootNodes: { url: string }[]) {
+  return createCluster({
+    rootNodes,
+    RESP: 3,
+    // One cache for the cluster's node clients, emptied when any node's connection fails.
+    clientSideCache: CACHE,
+    defaults: { disableOfflineQueue: true, socket: { ...SOCKET, reconnectStrategy: false } },
+  });
+}
 
 /** The seed URLs of `REDIS_URL`: one, or (cluster) every comma-separated entry. */
 export function redisUrls(url: string): string[] {
@@ -76,7 +108,7 @@ function transitions(log: StoreLog | undefined) {
 }
 
 function singleLink(opts: RedisLinkOptions): RedisLink {
-  const client: SingleClient = createClient({ url: opts.url, disableOfflineQueue: true, socket: SOCKET });
+  const client: SingleClient = newClient(opts.url);
   const told = transitions(opts.log);
   client.on("error", (err: Error) => told.error(err));
   client.on("ready", () => told.ready());
@@ -90,6 +122,7 @@ function singleLink(opts: RedisLinkOptions): RedisLink {
     connecting,
     scan: (match) => scanNode(client, match),
     usedMemory: () => memoryOf(client),
+    uncached: (_key, args) => client.sendCommand(args),
     failed: () => {},
     close: async () => {
       if (client.isReady) await client.close();
@@ -110,10 +143,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
     lastBuild = Date.now();
     // Node clients fail fast (no offline queue) and do not reconnect on their own: a lost node
     // is a reason to re-learn the topology, which `failed()` does.
-    const client: ClusterClient = createCluster({
-      rootNodes,
-      defaults: { disableOfflineQueue: true, socket: { ...SOCKET, reconnectStrategy: false } },
-    });
+    const client: ClusterClient = newCluster(rootNodes);
     client.on("error", (err: Error) => told.error(err));
     // A node lost (crash, failover): re-learn the topology before a command has to fail on it.
     client.on("node-error", () => {
@@ -174,6 +204,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
       const each = await Promise.all(client.masters.map(async (m) => memoryOf(await client.nodeClient(m))));
       return each.reduce((a, b) => a + b, 0);
     },
+    uncached: (key, args) => now().client.sendCommand(key, true, args),
     failed: () => {
       void rebuild();
     },

@@ -1,0 +1,94 @@
+/**
+ * The Redis link's client-side cache (issue 30) across instances: two links on one Redis (or one
+ * Redis Cluster) are two Neo processes. A key one of them has read is answered from its memory, and
+ * a write by the other (an admin denying a user on instance B) reaches it anyway, because Redis
+ * pushes the invalidation; a connection lost and made again never serves what it cached before.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { openRedisLink, type RedisCommands, type RedisLink } from "../../src/store/redis-link.js";
+import { until } from "../memory/support/redis-server.js";
+import { clusterUrl, redis } from "../memory/support/stores.js";
+import { uniquePrefix } from "../support/redis.js";
+
+const TARGETS = [
+  { name: "one server", url: redis.url, cluster: false, skip: !redis.ok },
+  { name: "Redis Cluster", url: clusterUrl, cluster: true, skip: !clusterUrl },
+];
+
+/** GETs this client answered from its cache so far. */
+const hits = (c: RedisCommands) => c.clientSideCache?.stats().hitCount ?? 0;
+
+for (const target of TARGETS) {
+  describe.skipIf(target.skip)(`Redis client-side cache: ${target.name}`, () => {
+    const links: RedisLink[] = [];
+    const written: string[] = [];
+    const open = async () => {
+      const link = openRedisLink({ url: target.url, cluster: target.cluster });
+      links.push(link);
+      await link.connecting;
+      expect(link.ready()).toBe(true);
+      return link;
+    };
+    afterEach(async () => {
+      const any = links.find((l) => l.ready());
+      for (const key of written.splice(0)) await any?.commands().del(key);
+      for (const l of links.splice(0)) await l.close();
+    });
+
+    it("a read is cached; another instance's write, set or delete, reaches it", async () => {
+      const [a, b] = [await open(), await open()];
+      const deny = `${uniquePrefix("csc")}access:deny:{slack:T1:U1}`;
+      written.push(deny);
+
+      // Absent is cached too: the deny list's usual answer.
+      expect(await a.commands().get(deny)).toBeNull();
+      const before = hits(a.commands());
+      expect(await a.commands().get(deny)).toBeNull();
+      expect(hits(a.commands())).toBe(before + 1);
+
+      // Instance B denies the user: A sees it once Redis's push reaches A (it travels apart from
+      // B's reply, so A may answer from its cache for that flight; bounded here).
+      await b.commands().set(deny, '{"by":"admin"}');
+      await until(async () => (await a.commands().get(deny)) === '{"by":"admin"}', 400, 10);
+      // Read again, cached again.
+      const again = hits(a.commands());
+      expect(await a.commands().get(deny)).toBe('{"by":"admin"}');
+      expect(hits(a.commands())).toBe(again + 1);
+
+      await b.commands().del(deny);
+      await until(async () => (await a.commands().get(deny)) === null, 400, 10);
+    });
+
+    it("a lost connection drops the cache: a write while it was down is seen after", async () => {
+      const [a, b] = [await open(), await open()];
+      const key = `${uniquePrefix("csc")}channel:settings:slack:T1:C1`;
+      written.push(key);
+      await b.commands().set(key, '"v1"');
+      expect(await a.commands().get(key)).toBe('"v1"');
+      const before = hits(a.commands());
+      expect(await a.commands().get(key)).toBe('"v1"');
+      expect(hits(a.commands())).toBe(before + 1);
+
+      // Cut A's connections (each kills itself, so no other client on the server is touched).
+      await killConnections(a.commands());
+      // Written while A is cut off: no invalidation can reach A for it.
+      await b.commands().set(key, '"v2"');
+      // Reads fail until A is back (no offline queue); a cache kept across the cut would say "v1".
+      const read = () =>
+        a
+          .commands()
+          .get(key)
+          .catch(() => null);
+      await until(async () => (await read()) === '"v2"', 400, 10);
+    });
+  });
+}
+
+/** Each of the client's server connections kills itself (SKIPME no: by default a client spares itself). */
+async function killConnections(c: RedisCommands): Promise<void> {
+  const nodes = "masters" in c ? await Promise.all(c.masters.map((m) => c.nodeClient(m))) : [c];
+  for (const node of nodes) {
+    const id = await node.clientId();
+    expect(await node.sendCommand(["CLIENT", "KILL", "ID", String(id), "SKIPME", "no"])).toBe(1);
+  }
+}
