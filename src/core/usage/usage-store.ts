@@ -26,8 +26,10 @@ type Metric = (typeof METRICS)[number];
 
 export type Period = { kind: "day" | "month"; at: number };
 const periodId = (p: Period): string => (p.kind === "day" ? utcDay(p.at) : utcMonth(p.at));
-const key = (metric: Metric, period: string, scope: string) =>
-  `${USAGE_PREFIX}${metric}:${period}:${hashTag(scope)}`;
+/** A counter's key under a scope's hash tag (`tag`: `hashTag(scope)`, made once per scope). */
+const taggedKey = (metric: Metric, period: string, tag: string) =>
+  `${USAGE_PREFIX}${metric}:${period}:${tag}`;
+const key = (metric: Metric, period: string, scope: string) => taggedKey(metric, period, hashTag(scope));
 /** The deployment's counter as written before it carried a hash tag (read, never written). */
 const legacyDeploymentKey = (metric: Metric, period: string) =>
   `${USAGE_PREFIX}${metric}:${period}:${DEPLOYMENT}`;
@@ -94,15 +96,16 @@ export function createUsageStore(store: Store): UsageStore {
       };
       const scopes = call.user ? [call.user, DEPLOYMENT] : [DEPLOYMENT];
       const periods = [utcDay(call.at), utcMonth(call.at)];
+      const counted = METRICS.filter((m) => values[m] > 0);
       // One atomic step per scope (its counters share its hash tag): two commands, not twenty.
       await Promise.all(
-        scopes.map((scope) =>
-          store.incrAll(
-            periods.flatMap((p) =>
-              METRICS.filter((m) => values[m] > 0).map((m) => ({ key: key(m, p, scope), by: values[m] })),
-            ),
-          ),
-        ),
+        scopes.map((scope) => {
+          const tag = hashTag(scope);
+          const steps: Array<{ key: string; by: number }> = [];
+          for (const p of periods)
+            for (const m of counted) steps.push({ key: taggedKey(m, p, tag), by: values[m] });
+          return store.incrAll(steps);
+        }),
       );
       await prune(call.at);
     },
