@@ -34,7 +34,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
   // Good for the first look at the inbox only, and only if nothing was written since it was read.
   let first: Snapshot | undefined = snap;
   /** The conversation as read with the end of the turn that just ran: the loop's next look. */
-  let look: Snapshot | undefined;
+  let look: TurnEnd | undefined;
   const cut = t.interrupted;
   t.interrupted = null;
   if (cut) {
@@ -68,9 +68,12 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     if (!first) {
       // Lengths and the unread inbox in one round trip (read with the last turn's end, if one just
       // ran): the view is checked and the inbox read together.
-      first = look ?? (await journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined));
+      first =
+        look?.snap ?? (await journal.snapshot(t.key, t.live && !t.live.stale ? t.live.fetched : undefined));
       live = await restore(t, env, first);
     }
+    // The "has work" marker, cleared with the last turn's end when nothing else was waiting.
+    const cleared = look?.cleared;
     look = undefined;
     for (const c of t.controls.splice(0)) {
       first = undefined;
@@ -88,11 +91,18 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     if (live.pending.length === 0) {
       // A message journaled just before the clear: take it now rather than lose its marker. The
       // clear and the read are one atomic step, the read after the clear.
-      takeFetched(t, live, await journal.clearPending(t.key, live.fetched));
+      const after =
+        cleared && cleared.from === live.fetched
+          ? cleared.items
+          : await journal.clearPending(t.key, live.fetched);
+      takeFetched(t, live, after);
       if (live.pending.length === 0 && t.unfetched.size > 0 && (await journalMissing(t, journal))) {
         await fetchInbox(t, live, journal);
       }
       if (live.pending.length === 0) return live.taken;
+      await journal.markPending(t.key);
+    } else if (cleared) {
+      // Cleared with the turn's end, yet work came: the marker goes back before it is run.
       await journal.markPending(t.key);
     }
     // A turn of this pass handed its slot on (its answer was shown outside it): the next turn
@@ -104,6 +114,12 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
     if (t.slot.contended()) return live.taken;
   }
+}
+
+/** How a turn left the conversation: read with its end, and the marker cleared with it (`from`: inbox read from). */
+interface TurnEnd {
+  snap: Snapshot;
+  cleared?: { from: number; items: InboundMessage[] };
 }
 
 /**
@@ -229,7 +245,7 @@ function tracedTurn(
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
   trace?: string,
-): Promise<Snapshot | undefined> {
+): Promise<TurnEnd | undefined> {
   return inSpan(
     "invoke_agent Neo",
     turnSpan(t.key, mode, trace, mode === "new" ? opening.receivedAt : undefined),
@@ -244,7 +260,7 @@ async function runTurn(
   env: ThreadEnv,
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
-): Promise<Snapshot | undefined> {
+): Promise<TurnEnd | undefined> {
   const { journal } = env;
   if (mode === "resume") await recordLostReply(t, live, env);
   // A new turn's start is logged with its first event (one write, no round trip of its own): a
@@ -347,13 +363,17 @@ async function runTurn(
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
   const rebuild = status === "cancelled" || status === "failed";
   // The end logged and the conversation read as it then stands (the drain's next look) in one round
-  // trip: Redis runs the read after the append.
-  const [length, look] = await Promise.all([
+  // trip: Redis runs the read after the append. When nothing else waits here, the "has work" marker
+  // is cleared in it too (the drain's next step, `clearPending`, when the inbox holds nothing new).
+  const from = live.fetched;
+  const idle = !rebuild && !live.stale && live.pending.length === 0 && t.controls.length === 0;
+  const [length, snap, cleared] = await Promise.all([
     journal.appendLog(t.key, tail, live.logLength),
-    journal.snapshot(t.key, !rebuild && !live.stale ? live.fetched : undefined),
+    journal.snapshot(t.key, !rebuild && !live.stale ? from : undefined),
+    idle ? journal.clearPending(t.key, from) : undefined,
   ]);
   live.logLength = length;
   t.delivered = null;
   if (rebuild) t.live = null;
-  return look;
+  return { snap, ...(cleared ? { cleared: { from, items: cleared } } : {}) };
 }
