@@ -59,9 +59,21 @@ const calls0 = stack.slack.calls.length;
 const req0 = stack.model.ep.requests.length;
 const c0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
 const times = { neo: [] as number[], bare: [] as number[] };
-for (let i = 0; i < N; i++)
-  for (const a of i % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
-    times[a].push(await one(a, CH + i));
+const QUARTERS = Number(process.env.PROBE_QUARTERS ?? 1);
+const quarter: string[] = [];
+for (let q = 0; q < QUARTERS; q++) {
+  const q0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
+  const n = N / QUARTERS;
+  for (let j = 0; j < n; j++) {
+    const i = q * n + j;
+    for (const a of i % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
+      times[a].push(await one(a, CH + i));
+  }
+  const dn = (cpuMs(apps.neo.pid()) - q0.neo) / n;
+  const db = (cpuMs(apps.bare.pid()) - q0.bare) / n;
+  quarter.push(`${dn.toFixed(1)}/${db.toFixed(1)}=${(dn / db).toFixed(2)}`);
+}
+if (QUARTERS > 1) console.log("per part (neo/bare=ratio):", quarter.join("  "));
 const cpu = { neo: (cpuMs(apps.neo.pid()) - c0.neo) / N, bare: (cpuMs(apps.bare.pid()) - c0.bare) / N };
 for (const t of tracers) t.kill("SIGINT");
 if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
