@@ -3,7 +3,7 @@
  * log, finish a turn a crash left open, then run turns for untaken inbox entries in order, one
  * speaker per turn: the requester's later messages join the running turn (at its start and at its
  * cancellation points); anyone else's wait for a turn of their own. Every transcript event is appended to
- * the log before the loop moves on.
+ * the log before the loop acts on it (the opening message's append goes beside the model call).
  */
 
 import { activeSpan, inSpan } from "../../ops/tracing/spans.js";
