@@ -11,9 +11,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
 import { startFakeDiscord, wrote } from "../fakes/discord/fake-discord.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
+import { turnsStarted } from "../support/turn-started.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -44,12 +46,20 @@ describe.skipIf(!redis.ok)(`request prefixes${redis.reason ? ` (skipped: ${redis
     ep.fallback((r) =>
       r.purpose === "turn" ? { text: `answer ${r.index}` } : { text: JSON.stringify({ conversations: [] }) },
     );
+    const prefix = uniquePrefix("prefix");
+    // What the bot wrote, read as it is (to wait for a turn's opening write before the kill).
+    const store = await createStore({
+      redisUrl: redis.url,
+      prefix,
+      dataDir: mkdtempSync(join(tmpdir(), "neo-prefix-read-")),
+    });
+    cleanups.push(() => store.close());
     const env = {
       OPENAI_BASE_URL: ep.url,
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiBase,
       REDIS_URL: redis.url,
-      NEO_KEY_PREFIX: uniquePrefix("prefix"),
+      NEO_KEY_PREFIX: prefix,
       // The same instance id after the restart: its own leases are freed at once.
       NEO_INSTANCE_ID: "prefix",
       NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-prefix-")),
@@ -86,6 +96,8 @@ describe.skipIf(!redis.ok)(`request prefixes${redis.reason ? ` (skipped: ${redis
       const r = await ep.waitForRequest(n);
       if (r.purpose === "turn" && lastUser(r).endsWith(`question ${KILLED_AT}`)) break;
     }
+    // Its opening write goes beside that request: killed once it is in, the turn is under way.
+    await turnsStarted(store, KILLED_AT);
     bot.kill("SIGKILL");
     await bot.exit;
     const beforeRestart = discord.calls.length;

@@ -14,6 +14,7 @@ import {
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
+import { turnsStarted } from "../support/turn-started.js";
 import { createHarness, type Harness, holdFirstAnswer, inbound, saysOf } from "./harness.js";
 
 const probe = probeRedisCluster();
@@ -49,6 +50,7 @@ describe.skipIf(!probe.ok)("a Redis Cluster primary fails over mid-turn", () => 
     const key = "console:local:main:failover";
     await conv.submit(inbound(key, "first Q1"));
     await ep.waitForRequest(1);
+    await turnsStarted(h.store);
     expect(await conv.submit(inbound(key, "second Q2", "bob"))).toMatchObject({ accepted: true });
 
     // The primary that holds this conversation's keys (one hash slot) dies; its replica takes over.

@@ -13,6 +13,7 @@ import { freePort } from "../app/support/bot-process.js";
 import { killRedisServer, startRedisServer } from "../support/redis-server.js";
 import { type ScriptedRequest, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
+import { turnsStarted } from "../support/turn-started.js";
 import { createHarness, inbound, requestsOf, saysOf } from "./harness.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -55,6 +56,7 @@ describe("Redis restarted with its data", () => {
     const key = "console:local:main:back";
     await conv.submit(inbound(key, "first Q1"));
     await ep.waitForRequest(1);
+    await turnsStarted(h.store);
 
     await killRedisServer(redis);
     release();

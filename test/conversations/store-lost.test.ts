@@ -15,6 +15,7 @@ import {
   startScriptedOpenAI,
 } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
+import { turnsStarted } from "../support/turn-started.js";
 import {
   answerQuestions,
   createHarness,
@@ -121,6 +122,9 @@ describe("Redis restarted empty", () => {
     const key = "console:local:main:t2";
     await conv.submit(inbound(key, "first Q1"));
     await ep.waitForRequest(1);
+    // Mid-turn: the model is asked beside the opening message's log write, so the turn is under
+    // way once that write has landed too (a write the kill cuts is a turn that never began).
+    await turnsStarted(h.store);
     await conv.submit(inbound(key, "second Q2", "bob"));
 
     await kill();
