@@ -14,6 +14,7 @@
  * rebuilt cluster client has a new one): invalidations sent while it was down never arrived.
  */
 import { createClient, createCluster } from "@keyv/redis";
+import { BasicClientSideCache, BasicPooledClientSideCache } from "@redis/client";
 import type { StoreLog } from "./types.js";
 
 type SingleClient = ReturnType<typeof newClient>;
@@ -26,7 +27,16 @@ export interface RedisLinkOptions {
   url: string;
   cluster: boolean;
   log?: StoreLog;
+  /** Whole-key prefixes whose GETs the client-side cache keeps (`CACHED_FAMILIES` under the store's prefix). */
+  cached: readonly string[];
 }
+
+/**
+ * The key families read on every message and seldom written, whose GETs are cached: a channel's
+ * settings (core/channels/settings.ts), the access deny list (core/access/policy.ts) and the user
+ * and channel directory (adapters' users.ts, places.ts).
+ */
+export const CACHED_FAMILIES = ["channel:settings:", "access:deny:", "directory:"] as const;
 
 export interface RedisLink {
   /** The command client now (a cluster's is replaced after a topology failure). */
@@ -64,18 +74,81 @@ const SOCKET = {
  * server's `tracking-table-max-keys`.
  */
 export const CACHE_MAX_ENTRIES = 10_000;
-const CACHE = { maxEntries: CACHE_MAX_ENTRIES, evictPolicy: "LRU" as const };
 
-function newClient(url: string) {
-  return createClient({ url, RESP: 3, clientSideCache: CACHE, disableOfflineQueue: true, socket: SOCKET });
+/**
+ * Tracking in broadcast mode, for the cached families only: Redis pushes a change to any key under
+ * them (whoever made it) and tracks nothing else, so the keys scripts read and write on every
+ * message (a conversation's log, inbox, lease) cost no invalidation pushes and no tracking-table
+ * entries; a GET outside them goes to Redis as if there were no cache.
+ */
+type HandleArgs = Parameters<BasicClientSideCache["handleCache"]>;
+
+/** A GET of a key outside `prefixes` goes to Redis as if there were no cache. */
+async function handleFamilies(
+  prefixes: readonly string[],
+  args: HandleArgs,
+  cache: (...a: HandleArgs) => Promise<unknown>,
+): Promise<unknown> {
+  const [, parser, send, transformReply, typeMapping] = args;
+  const keys = parser.keys;
+  if (keys.length > 0 && keys.every((k) => prefixes.some((p) => String(k).startsWith(p))))
+    return cache(...args);
+  const reply = await send();
+  return transformReply ? transformReply(reply, parser.preserve, typeMapping) : reply;
 }
 
-function newCluster(rootNodes: { url: string }[]) {
+const trackingFor = (prefixes: readonly string[]): string[] => [
+  "CLIENT",
+  "TRACKING",
+  "ON",
+  "BCAST",
+  ...prefixes.flatMap((p) => ["PREFIX", p]),
+];
+
+const CACHE_CONFIG = { maxEntries: CACHE_MAX_ENTRIES, evictPolicy: "LRU" } as const;
+
+/** One server's cache. */
+class FamilyCache extends BasicClientSideCache {
+  constructor(private readonly prefixes: readonly string[]) {
+    super(CACHE_CONFIG);
+  }
+  override trackingOn(): string[] {
+    return trackingFor(this.prefixes);
+  }
+  override handleCache(...args: HandleArgs): Promise<unknown> {
+    return handleFamilies(this.prefixes, args, (...a) => super.handleCache(...a));
+  }
+}
+
+/** A cluster's cache, shared by its node clients (node-redis wants a pooled one there). */
+class FamilyPooledCache extends BasicPooledClientSideCache {
+  constructor(private readonly prefixes: readonly string[]) {
+    super(CACHE_CONFIG);
+  }
+  override trackingOn(): string[] {
+    return trackingFor(this.prefixes);
+  }
+  override handleCache(...args: HandleArgs): Promise<unknown> {
+    return handleFamilies(this.prefixes, args, (...a) => super.handleCache(...a));
+  }
+}
+
+function newClient(url: string, cached: readonly string[]) {
+  return createClient({
+    url,
+    RESP: 3,
+    clientSideCache: new FamilyCache(cached),
+    disableOfflineQueue: true,
+    socket: SOCKET,
+  });
+}
+
+function newCluster(rootNodes: { url: string }[], cached: readonly string[]) {
   return createCluster({
     rootNodes,
     RESP: 3,
     // One cache for the cluster's node clients, emptied when any node's connection fails.
-    clientSideCache: CACHE,
+    clientSideCache: new FamilyPooledCache(cached),
     defaults: { disableOfflineQueue: true, socket: { ...SOCKET, reconnectStrategy: false } },
   });
 }
@@ -108,7 +181,7 @@ function transitions(log: StoreLog | undefined) {
 }
 
 function singleLink(opts: RedisLinkOptions): RedisLink {
-  const client: SingleClient = newClient(opts.url);
+  const client: SingleClient = newClient(opts.url, opts.cached);
   const told = transitions(opts.log);
   client.on("error", (err: Error) => told.error(err));
   client.on("ready", () => told.ready());
@@ -143,7 +216,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
     lastBuild = Date.now();
     // Node clients fail fast (no offline queue) and do not reconnect on their own: a lost node
     // is a reason to re-learn the topology, which `failed()` does.
-    const client: ClusterClient = newCluster(rootNodes);
+    const client: ClusterClient = newCluster(rootNodes, opts.cached);
     client.on("error", (err: Error) => told.error(err));
     // A node lost (crash, failover): re-learn the topology before a command has to fail on it.
     client.on("node-error", () => {

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { decode, encode, globEscape } from "./codec.js";
-import { openRedisLink, redisUrls } from "./redis-link.js";
+import { CACHED_FAMILIES, openRedisLink, redisUrls } from "./redis-link.js";
 import {
   APPEND,
   APPEND_ONCE,
@@ -61,7 +61,12 @@ function shaOf(text: string): string {
 
 export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { prefix } = opts;
-  const link = openRedisLink({ url: opts.url, cluster: opts.cluster ?? false, log: opts.log });
+  const link = openRedisLink({
+    url: opts.url,
+    cluster: opts.cluster ?? false,
+    log: opts.log,
+    cached: CACHED_FAMILIES.map((f) => `${prefix}${f}`),
+  });
   let closed = false;
   const waitMs = opts.connectWaitMs ?? 2000;
   let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,12 @@
  * pushes the invalidation; a connection lost and made again never serves what it cached before.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { openRedisLink, type RedisCommands, type RedisLink } from "../../src/store/redis-link.js";
+import {
+  CACHED_FAMILIES,
+  openRedisLink,
+  type RedisCommands,
+  type RedisLink,
+} from "../../src/store/redis-link.js";
 import { until } from "../memory/support/redis-server.js";
 import { clusterUrl, redis } from "../memory/support/stores.js";
 import { uniquePrefix } from "../support/redis.js";
@@ -22,8 +27,11 @@ for (const target of TARGETS) {
   describe.skipIf(target.skip)(`Redis client-side cache: ${target.name}`, () => {
     const links: RedisLink[] = [];
     const written: string[] = [];
+    // One store prefix for both instances, as two Neo processes of one deployment.
+    const prefix = uniquePrefix("csc");
     const open = async () => {
-      const link = openRedisLink({ url: target.url, cluster: target.cluster });
+      const cached = CACHED_FAMILIES.map((f) => `${prefix}${f}`);
+      const link = openRedisLink({ url: target.url, cluster: target.cluster, cached });
       links.push(link);
       await link.connecting;
       expect(link.ready()).toBe(true);
@@ -37,7 +45,7 @@ for (const target of TARGETS) {
 
     it("a read is cached; another instance's write, set or delete, reaches it", async () => {
       const [a, b] = [await open(), await open()];
-      const deny = `${uniquePrefix("csc")}access:deny:{slack:T1:U1}`;
+      const deny = `${prefix}access:deny:{slack:T1:U1}`;
       written.push(deny);
 
       // Absent is cached too: the deny list's usual answer.
@@ -59,15 +67,35 @@ for (const target of TARGETS) {
       await until(async () => (await a.commands().get(deny)) === null, 400, 10);
     });
 
+    it("a key outside the cached families is read from Redis every time (a lease, a claim)", async () => {
+      const [a, b] = [await open(), await open()];
+      const lock = `${prefix}conv:lock:{slack:T1:C1:1.0}`;
+      written.push(lock);
+      await b.commands().set(lock, "b#1");
+      const before = hits(a.commands());
+      expect(await a.commands().get(lock)).toBe("b#1");
+      expect(await a.commands().get(lock)).toBe("b#1");
+      expect(hits(a.commands())).toBe(before);
+      // No push to wait for: B's write is what A's next read returns.
+      await b.commands().set(lock, "b#2");
+      expect(await a.commands().get(lock)).toBe("b#2");
+    });
+
     it("a lost connection drops the cache: a write while it was down is seen after", async () => {
       const [a, b] = [await open(), await open()];
-      const key = `${uniquePrefix("csc")}channel:settings:slack:T1:C1`;
+      const key = `${prefix}channel:settings:slack:T1:C1`;
       written.push(key);
       await b.commands().set(key, '"v1"');
-      expect(await a.commands().get(key)).toBe('"v1"');
-      const before = hits(a.commands());
-      expect(await a.commands().get(key)).toBe('"v1"');
-      expect(hits(a.commands())).toBe(before + 1);
+      // Cached once read after B's write was pushed (a read that crosses the push is not kept).
+      await until(
+        async () => {
+          const before = hits(a.commands());
+          expect(await a.commands().get(key)).toBe('"v1"');
+          return hits(a.commands()) === before + 1;
+        },
+        400,
+        10,
+      );
 
       // Cut A's connections (each kills itself, so no other client on the server is touched).
       await killConnections(a.commands());
