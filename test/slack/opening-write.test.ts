@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/types.js";
 import { StoreUnavailableError } from "../../src/store/types.js";
+import { logAppendOf } from "../support/crash-store.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import type { ScriptedRequest } from "../support/scripted-openai.js";
 import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
@@ -17,16 +18,7 @@ import { envelope, type Harness, mention, startHarness, until, userTs } from "./
 const redis = await probeRedis();
 
 /** The log append that opens a turn (its entries hold the turn's start). */
-const isOpening = (method: string, args: unknown[]): boolean => {
-  const [key, items] = args;
-  return (
-    method === "append" &&
-    typeof key === "string" &&
-    key.startsWith("conv:log:") &&
-    Array.isArray(items) &&
-    items.some((e) => (e as { type?: unknown }).type === "turn-start")
-  );
-};
+const isOpening = logAppendOf("turn-start");
 
 /** A store whose first turn-opening write waits for `release` (or `fail`) before it goes on. */
 function holdOpening() {

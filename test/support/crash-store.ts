@@ -41,14 +41,19 @@ export function crashAt(at: (method: string, args: unknown[]) => boolean): Crash
   };
 }
 
+/** A store call that appends an entry of `type` to a conversation's log. */
+export const logAppendOf =
+  (type: string) =>
+  (method: string, args: unknown[]): boolean => {
+    const [key, items] = args;
+    return (
+      method === "append" &&
+      typeof key === "string" &&
+      key.startsWith("conv:log:") &&
+      Array.isArray(items) &&
+      items.some((e) => (e as { type?: unknown }).type === type)
+    );
+  };
+
 /** The write of a turn's end marker to a conversation's log: the answer was posted, the turn not closed. */
-export function endMarker(method: string, args: unknown[]): boolean {
-  const [key, items] = args;
-  return (
-    method === "append" &&
-    typeof key === "string" &&
-    key.startsWith("conv:log:") &&
-    Array.isArray(items) &&
-    items.some((e) => (e as { type?: unknown }).type === "turn-end")
-  );
-}
+export const endMarker = logAppendOf("turn-end");
