@@ -49,8 +49,6 @@ export interface RedisLink {
   scan(match: string): Promise<string[]>;
   /** Bytes of memory in use, summed over every primary. */
   usedMemory(): Promise<number>;
-  /** A read past the client-side cache (see `CACHE_MAX_ENTRIES`), routed by `key`; the reply as sent. */
-  uncached(key: string, args: string[]): Promise<unknown>;
   /** A command failed on the connection: a cluster re-learns its topology. */
   failed(): void;
   close(): Promise<void>;
@@ -64,14 +62,10 @@ const SOCKET = {
 
 /**
  * Server-assisted client-side caching (RESP3 + CLIENT TRACKING, Redis >= 6.2, docs/operations.md):
- * a GET answered before is answered from memory until Redis pushes that the key changed, whoever
- * changed it, so the per-message reads of settings, deny list and directory cost no round trip.
- * Bounded by entries, LRU: GET values are small JSON (settings, directory entries, leases: a few
- * hundred bytes; approval records a few KB), so 10 000 are a few MB per instance, tens at worst,
- * and hold the hot keys of thousands of active channels and users. Lists are large (a
- * conversation's log, a user's memory) and change on every message, so their reads bypass the
- * cache (`uncached`) and cannot fill it. Redis's side, its tracking table, is bounded by the
- * server's `tracking-table-max-keys`.
+ * a GET of a cached family (`CACHED_FAMILIES`) answered before is answered from memory until Redis
+ * pushes that the key changed, whoever changed it, so the per-message reads of settings, deny list
+ * and directory cost no round trip. Bounded by entries, LRU: those values are small JSON, so 10 000
+ * are a few MB per instance. Every other read (lists, leases, claims) goes to Redis (`FamilyCache`).
  */
 export const CACHE_MAX_ENTRIES = 10_000;
 
@@ -195,7 +189,6 @@ function singleLink(opts: RedisLinkOptions): RedisLink {
     connecting,
     scan: (match) => scanNode(client, match),
     usedMemory: () => memoryOf(client),
-    uncached: (_key, args) => client.sendCommand(args),
     failed: () => {},
     close: async () => {
       if (client.isReady) await client.close();
@@ -277,7 +270,6 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
       const each = await Promise.all(client.masters.map(async (m) => memoryOf(await client.nodeClient(m))));
       return each.reduce((a, b) => a + b, 0);
     },
-    uncached: (key, args) => now().client.sendCommand(key, true, args),
     failed: () => {
       void rebuild();
     },

@@ -10,7 +10,6 @@
  * `healthy()` is false. The client keeps reconnecting and the store recovers when Redis returns.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
 import { decode, encode, globEscape } from "./codec.js";
 import { CACHED_FAMILIES, openRedisLink, redisUrls } from "./redis-link.js";
 import {
@@ -79,10 +78,6 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     );
 
   const k = (key: string) => `${prefix}${key}`;
-  // Lists are read past the client-side cache (redis-link.ts): large, and changed on every message.
-  const lLen = async (key: string) => z.number().parse(await link.uncached(key, ["LLEN", key]));
-  const lRange = async (key: string, start: number, stop: number) =>
-    z.array(z.string()).parse(await link.uncached(key, ["LRANGE", key, String(start), String(stop)]));
 
   /** Run one of redis-scripts.ts by its SHA-1; on NOSCRIPT, by its text (which loads it). */
   const script = async (text: string, args: { keys: string[]; arguments: string[] }) => {
@@ -230,7 +225,9 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     append: <T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put) =>
       run("append", async () => {
         if (!expiry && !put)
-          return items.length === 0 ? lLen(k(key)) : link.commands().rPush(k(key), items.map(encode));
+          return items.length === 0
+            ? link.commands().lLen(k(key))
+            : link.commands().rPush(k(key), items.map(encode));
         // One script: the push, the put and the TTLs of the keys that expire with it, together.
         const res = await script(APPEND, {
           keys: [k(key), ...(expiry?.keys ?? []).map(k), ...(put ? [k(put.key)] : [])],
@@ -260,8 +257,8 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         });
       })) as Store["batch"],
     range: <T>(key: string, start: number, stop: number) =>
-      run("range", async () => (await lRange(k(key), start, stop)).map((s) => decode<T>(s))),
-    length: (key) => run("length", () => lLen(k(key))),
+      run("range", async () => (await link.commands().lRange(k(key), start, stop)).map((s) => decode<T>(s))),
+    length: (key) => run("length", () => link.commands().lLen(k(key))),
     dropFirst: (key, count) =>
       run("dropFirst", async () => {
         const n = Math.max(0, Math.floor(count));
