@@ -8,6 +8,8 @@
  *   npx tsx bench/system/cpu-probe.ts 100 [NEO_ENV=value ...]
  *   PROBE_PERF=1 BENCH_BOT_NODE_ARGS=--perf-basic-prof …   perf record of both: /tmp/perf-{neo,bare}.data
  *   PROBE_STRACE=1 …                                        strace -c of both: /tmp/strace-{neo,bare}.txt
+ *   PROBE_WARM=1000 …                                       warm-up messages per app (default 40): V8 keeps
+ *                                                           compiling for the first ~1000, more of Neo's code
  */
 import { mention, startPeers } from "./peers.js";
 import { cpuMs } from "./procs.js";
@@ -41,7 +43,8 @@ const one = async (a: "neo" | "bare", i: number) => {
   if (a === "neo") await settled(stack);
   return performance.now() - s;
 };
-for (let i = 0; i < CH; i++) for (const a of ["neo", "bare"] as const) await one(a, i);
+const WARM = Number(process.env.PROBE_WARM ?? CH);
+for (let i = 0; i < WARM; i++) for (const a of ["neo", "bare"] as const) await one(a, i);
 const { spawn } = await import("node:child_process");
 const tracers = process.env.PROBE_PERF
   ? (["neo", "bare"] as const).map((a) =>
@@ -67,7 +70,7 @@ for (let q = 0; q < QUARTERS; q++) {
   for (let j = 0; j < n; j++) {
     const i = q * n + j;
     for (const a of i % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
-      times[a].push(await one(a, CH + i));
+      times[a].push(await one(a, WARM + i));
   }
   const dn = (cpuMs(apps.neo.pid()) - q0.neo) / n;
   const db = (cpuMs(apps.bare.pid()) - q0.bare) / n;

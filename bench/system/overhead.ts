@@ -53,6 +53,10 @@ export interface OverheadResult {
   runs: OverheadRun[];
   newChannels: NewChannelsResult;
   neoConcurrency: number;
+  /** Messages each app answered before the measured parts (its first pass and the bursts after). */
+  warmMessages: number;
+  /** CPU per answered message over the warm-up's bursts (V8 still compiling). */
+  warmCpuPerMessage: PerApp<number>;
   /** Messages never answered, per app, over the measured parts. */
   lost: PerApp<number>;
   /** Slack Web API calls the fake answered over the whole run (all apps), "method status" → count. */
@@ -61,6 +65,8 @@ export interface OverheadResult {
 
 const SEQUENTIAL = Number(process.env.BENCH_OVERHEAD_N ?? 60);
 const BURST_ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 3);
+/** Bursts of 50 per app after the first pass over the channels, before anything is measured. */
+const WARM_ROUNDS = Number(process.env.BENCH_OVERHEAD_WARM_ROUNDS ?? 20);
 /** Slack posts about one message a second per channel (the fake: 3 in 3 s): a channel rests this long. */
 const CHANNEL_REST_MS = 3_000;
 
@@ -143,6 +149,20 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
     for (const a of APP_NAMES)
       await drive(stack, apps[a], pools[a], ids(`ow${LETTER[a].toLowerCase()}`, warmup), false);
     const warmedAt = Date.now();
+    // Then each app runs long enough for V8 to have compiled what it runs per message: a bot is a
+    // long-running process, and in its first thousand messages the optimising compiler still takes a
+    // fifth of Neo's CPU (a quarter more per message than later). Counted apart (`warmCpuPerMessage`).
+    const warmCpu0 = perApp((a) => cpuMs(apps[a].pid()));
+    const warmTokens = perApp<string[]>(() => []);
+    for (let r = 0; r < WARM_ROUNDS; r++)
+      for (const a of rotated(APP_NAMES, r)) {
+        const batch = ids(`ow${LETTER[a].toLowerCase()}${r}x`, warmup);
+        warmTokens[a].push(...batch);
+        await drive(stack, apps[a], pools[a], batch, true);
+      }
+    const warmCpuPerMessage = perApp(
+      (a) => (cpuMs(apps[a].pid()) - warmCpu0[a]) / Math.max(1, handling(stack, warmTokens[a]).length),
+    );
     const part = async (label: string, tag: string, rounds: number, n: number, burst: boolean) => {
       const tokens = perApp<string[]>(() => []);
       const toAll = perApp<number[]>(() => []);
@@ -199,6 +219,8 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
       runs: [strip(seq), strip(burst)],
       newChannels,
       neoConcurrency,
+      warmMessages: warmup * (WARM_ROUNDS + 1),
+      warmCpuPerMessage,
       lost: perApp(lostOf),
       slackCalls: countCalls(stack.slack.calls.map((c) => `${c.method} ${c.status}`)),
     };
