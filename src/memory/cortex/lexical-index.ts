@@ -44,6 +44,9 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
   let live = 0;
   let totalLength = 0;
   let scores = new Float64Array(64);
+  /** Slots scored by the current search, in the order first scored. */
+  let touched = new Int32Array(64);
+  const top = createTopK();
 
   return {
     get size() {
@@ -79,9 +82,12 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
     },
     search(query, k, weight) {
       if (live === 0 || k <= 0) return [];
-      if (scores.length < ids.length) scores = new Float64Array(Math.max(ids.length, scores.length * 2));
+      if (scores.length < ids.length) {
+        scores = new Float64Array(Math.max(ids.length, scores.length * 2));
+        touched = new Int32Array(scores.length);
+      }
       const avg = totalLength / live || 1;
-      const touched: number[] = [];
+      let count = 0;
       for (const term of new Set(tokenize(query))) {
         const list = postings.get(term);
         const n = df.get(term) ?? 0;
@@ -91,64 +97,91 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
           const slot = list[i]!;
           if (!alive[slot]) continue;
           const tf = list[i + 1]!;
-          if (scores[slot] === 0) touched.push(slot);
+          if (scores[slot] === 0) touched[count++] = slot;
           scores[slot]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[slot]!) / avg));
         }
       }
-      const heap = createTopK(k);
-      for (const slot of touched) {
+      top.reset(k);
+      // Newest documents first: where the weight favours recent ones (recency), the heap fills with
+      // the winners early and most older documents are turned away by one comparison.
+      for (let j = count - 1; j >= 0; j--) {
+        const slot = touched[j]!;
         const raw = scores[slot]!;
         scores[slot] = 0;
-        if (heap.full() && raw * bounds[slot]! <= heap.min()) continue;
+        if (!top.admits(raw * bounds[slot]!, slot)) continue;
         const w = weight ? weight(payloads[slot]!) : 1;
-        if (w > 0) heap.offer(slot, raw * w);
+        if (w > 0) top.offer(slot, raw * w);
       }
-      return heap.sorted().map(([slot, score]) => ({ id: ids[slot]!, payload: payloads[slot]!, score }));
+      return top.drain((slot, score) => ({ id: ids[slot]!, payload: payloads[slot]!, score }));
     },
   };
 }
 
-/** Keeps the k highest-scoring items seen (a min-heap on score). */
-function createTopK(k: number) {
-  const slots: number[] = [];
-  const vals: number[] = [];
-  const swap = (a: number, b: number) => {
-    [slots[a], slots[b]] = [slots[b]!, slots[a]!];
-    [vals[a], vals[b]] = [vals[b]!, vals[a]!];
+/**
+ * Keeps the k best (slot, score) pairs offered: higher score first, and between equal scores the
+ * lower slot (the older document), so the result does not depend on the order of the offers. A
+ * min-heap on that order in typed arrays, reused by every search of its index.
+ */
+function createTopK() {
+  let slots = new Int32Array(16);
+  let vals = new Float64Array(16);
+  let size = 0;
+  let k = 0;
+  /** Heap entry i is worse than the pair (score, slot). */
+  const worse = (i: number, score: number, slot: number) =>
+    vals[i]! < score || (vals[i] === score && slots[i]! > slot);
+  const place = (i: number, slot: number, score: number) => {
+    slots[i] = slot;
+    vals[i] = score;
   };
-  const down = (i: number) => {
+  /** Put (slot, score) at hole i or below it, moving better children up. */
+  const down = (i: number, slot: number, score: number) => {
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= size) break;
       const r = l + 1;
-      let m = i;
-      if (l < vals.length && vals[l]! < vals[m]!) m = l;
-      if (r < vals.length && vals[r]! < vals[m]!) m = r;
-      if (m === i) return;
-      swap(i, m);
+      const m = r < size && worse(r, vals[l]!, slots[l]!) ? r : l;
+      if (!worse(m, score, slot)) break;
+      place(i, slots[m]!, vals[m]!);
       i = m;
     }
+    place(i, slot, score);
   };
   return {
-    full: () => vals.length >= k,
-    min: () => vals[0] ?? Number.NEGATIVE_INFINITY,
-    offer(slot: number, score: number) {
-      if (vals.length < k) {
-        slots.push(slot);
-        vals.push(score);
-        for (let i = vals.length - 1; i > 0; ) {
-          const p = (i - 1) >> 1;
-          if (vals[p]! <= vals[i]!) break;
-          swap(i, p);
-          i = p;
-        }
-      } else if (score > vals[0]!) {
-        slots[0] = slot;
-        vals[0] = score;
-        down(0);
+    reset(max: number) {
+      k = max;
+      size = 0;
+      if (slots.length < k) {
+        slots = new Int32Array(k);
+        vals = new Float64Array(k);
       }
     },
-    sorted(): [number, number][] {
-      return slots.map((s, i) => [s, vals[i]!] as [number, number]).sort((a, b) => b[1] - a[1]);
+    /** Whether a pair could enter: not full, or better than the worst kept. */
+    admits: (score: number, slot: number) => size < k || worse(0, score, slot),
+    offer(slot: number, score: number) {
+      if (size < k) {
+        let i = size++;
+        // Up while the parent is better (slots are distinct: never equal).
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (worse(p, score, slot)) break;
+          place(i, slots[p]!, vals[p]!);
+          i = p;
+        }
+        place(i, slot, score);
+      } else if (worse(0, score, slot)) down(0, slot, score);
+    },
+    /** The pairs kept, best first; empties the heap. */
+    drain<H>(hit: (slot: number, score: number) => H): H[] {
+      const out = new Array<H>(size);
+      while (size > 0) {
+        const slot = slots[0]!;
+        const score = vals[0]!;
+        size--;
+        if (size > 0) down(0, slots[size]!, vals[size]!);
+        out[size] = hit(slot, score);
+      }
+      return out;
     },
   };
 }
