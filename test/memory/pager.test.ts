@@ -152,6 +152,39 @@ for (const { name, factory, skip } of BACKENDS) {
       expect(deduped).toHaveLength(19);
     });
 
+    it("recalls turns recorded after an earlier recall, each only where it may be shown, and none once erased", async () => {
+      const pager = await open("recall-grows");
+      const PUBLIC = { kind: "public", workspace: "guild1" } as const;
+      const OTHER = "discord:guild1:chan:thread2";
+      const turn = (user: string, learned: typeof DM | typeof PUBLIC, conversation = CONV) => {
+        clock += 1000;
+        return pager.recordTurn(ALICE, { conversation, user, assistant: "ok", learned });
+      };
+      const recalled = async (here: typeof DM | typeof PUBLIC) =>
+        (await pager.recallTurns(ALICE, here, "deploy key")).map((t) => t.user);
+      await turn("rotate the deploy key", PUBLIC);
+      expect(await recalled(PUBLIC)).toEqual(["rotate the deploy key"]);
+      expect(await recalled(DM)).toEqual(["rotate the deploy key"]);
+      // The views read above are the ones these turns are appended to.
+      await turn("the deploy key is in the vault", DM, OTHER);
+      await turn("the deploy key for staging", PUBLIC, OTHER);
+      expect(await recalled(PUBLIC)).toEqual(["rotate the deploy key", "the deploy key for staging"]);
+      expect(await recalled(DM)).toEqual([
+        "rotate the deploy key",
+        "the deploy key is in the vault",
+        "the deploy key for staging",
+      ]);
+      // Erasing a record learned in OTHER erases that conversation's turns up to then.
+      const fact = await pager.rememberFact(ALICE, "The vault is at vault.example", {
+        conversation: OTHER,
+        learned: DM,
+      });
+      expect(await pager.forgetRecord(ALICE, fact.id)).toBe(true);
+      await turn("a new deploy key", PUBLIC);
+      expect(await recalled(PUBLIC)).toEqual(["rotate the deploy key", "a new deploy key"]);
+      expect(await recalled(DM)).toEqual(["rotate the deploy key", "a new deploy key"]);
+    });
+
     it("forgets everything about one user and exports one user's records", async () => {
       const pager = await open("forget");
       await pager.rememberUserFact(ALICE, "Alice's cat is called Miso");

@@ -141,6 +141,33 @@ export function pinnedOf(view: UserView, here: Place, activeGoal?: string): Pinn
   };
 }
 
+/**
+ * What a turn's recall weight is made of, by position in `view.turns`: when it was, and whether it
+ * may be shown in each audience. Kept in flat arrays beside the view (its turns only ever grow; a
+ * rewrite makes a new view), so a search over hundreds of turns weighs them without reaching into
+ * each turn's record and place objects, scattered over the heap.
+ */
+const turnWeightCache = new WeakMap<UserView, { at: number[]; visible: Map<string, number[]> }>();
+
+function turnWeights(view: UserView, here: Place): { at: readonly number[]; visible: readonly number[] } {
+  let cached = turnWeightCache.get(view);
+  if (!cached) {
+    cached = { at: [], visible: new Map() };
+    turnWeightCache.set(view, cached);
+  }
+  const { turns } = view;
+  for (let i = cached.at.length; i < turns.length; i++) cached.at.push(turns[i]!.at);
+  const audience = scopeOf(here);
+  let visible = cached.visible.get(audience);
+  if (!visible) {
+    visible = [];
+    cached.visible.set(audience, visible);
+  }
+  for (let i = visible.length; i < turns.length; i++)
+    visible.push(visibleIn(turns[i]!.learned, here) ? 1 : 0);
+  return { at: cached.at, visible };
+}
+
 /** Relevant past turns (up to `max`), oldest first, within the budget, not already live. */
 export function recallFrom(
   view: UserView,
@@ -160,8 +187,9 @@ export function recallFrom(
   const alreadyLive = (i: number) => liveLines.size > 0 && view.turnLines[i]!.every((l) => liveLines.has(l));
   const picked: number[] = [];
   let used = 0;
+  const { at, visible } = turnWeights(view, here);
   for (const { payload: i } of view.turnIndex.search(query, max * 4, (i) =>
-    visibleIn(view.turns[i]!.learned, here) ? recency(view.turns[i]!.at, now) : 0,
+    visible[i] ? recency(at[i]!, now) : 0,
   )) {
     if (picked.length >= max) break;
     if (alreadyLive(i)) continue;
