@@ -201,8 +201,27 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     return from > to ? [] : items.slice(from, to + 1);
   };
 
-  const step = (s: StoreStep): unknown => {
+  /** What a batch's writes put, encoded before any of them runs: a bad value writes nothing. */
+  const encodedOf = (s: StoreStep): string[] =>
+    s.op === "append" ? s.items.map(encode) : s.op === "set" ? [encode(s.value)] : [];
+
+  /** `encoded`: `encodedOf(s)`. No await: part of the caller's atomic step. */
+  const step = (s: StoreStep, encoded: string[] = encodedOf(s)): unknown => {
     if (s.op === "length") return list(s.key)?.length ?? 0;
+    if (s.op === "append") {
+      const current = list(s.key);
+      if (encoded.length === 0) return current?.length ?? 0;
+      commit({ o: "push", k: s.key, v: encoded });
+      return list(s.key)!.length;
+    }
+    if (s.op === "expire") {
+      if (live(s.key) !== undefined) commit({ o: "exp", k: s.key, e: now() + s.ttlMs });
+      return undefined;
+    }
+    if (s.op === "set") {
+      commit(setOp(s.key, encoded[0]!, s.ttlMs));
+      return undefined;
+    }
     if (s.op === "range") return rangeOf(s.key, s.start, s.stop).map((t) => decode<unknown>(t));
     const entry = liveValue(s.key);
     if (s.op === "deleteIfEquals") {
@@ -314,7 +333,10 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
     },
     range: async <T>(key: string, start: number, stop: number) =>
       rangeOf(key, start, stop).map((s) => decode<T>(s)),
-    batch: (async (steps: readonly StoreStep[]) => steps.map(step)) as Store["batch"],
+    batch: (async (steps: readonly StoreStep[]) => {
+      const encoded = steps.map(encodedOf);
+      return steps.map((s, i) => step(s, encoded[i]));
+    }) as Store["batch"],
     length: async (key) => list(key)?.length ?? 0,
     dropFirst: async (key, count) => {
       const n = Math.min(Math.max(0, Math.floor(count)), list(key)?.length ?? 0);

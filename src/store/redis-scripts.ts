@@ -57,8 +57,9 @@ end
 return n`;
 
 // Store.batch: one step per key, in order; ARGV: per key its op (g = GET, l = LLEN, r = LRANGE,
-// t = GETDEL, d = delete if equal), then for r its start and stop, for d the value. A missing value
-// comes back as nil (false in the table).
+// t = GETDEL, d = delete if equal, a = RPUSH, x = PEXPIRE, s = SET), then for r its start and stop,
+// for d the value, for a the item count and the items (none: its LLEN), for x the TTL ms, for s the
+// value and its TTL ms or "". A missing value comes back as nil (false in the table); x and s give 0.
 export const BATCH = `local out, a = {}, 1
 for i = 1, #KEYS do
   local op = ARGV[a]
@@ -68,6 +69,16 @@ for i = 1, #KEYS do
   elseif op == 'd' then
     if redis.call('GET', KEYS[i]) == ARGV[a + 1] then out[i] = redis.call('DEL', KEYS[i]) else out[i] = 0 end
     a = a + 2
+  elseif op == 'a' then
+    local n = tonumber(ARGV[a + 1])
+    if n == 0 then out[i] = redis.call('LLEN', KEYS[i]) end
+    for j = a + 2, a + 1 + n do out[i] = redis.call('RPUSH', KEYS[i], ARGV[j]) end
+    a = a + 2 + n
+  elseif op == 'x' then redis.call('PEXPIRE', KEYS[i], ARGV[a + 1]); out[i] = 0; a = a + 2
+  elseif op == 's' then
+    if ARGV[a + 2] ~= '' then redis.call('SET', KEYS[i], ARGV[a + 1], 'PX', ARGV[a + 2])
+    else redis.call('SET', KEYS[i], ARGV[a + 1]) end
+    out[i] = 0; a = a + 3
   else out[i] = redis.call('LRANGE', KEYS[i], ARGV[a + 1], ARGV[a + 2]); a = a + 3 end
 end
 return out`;

@@ -250,8 +250,9 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
         })) as Array<string | number | string[] | null>;
         return steps.map((s, i) => {
           const v = res[i];
-          if (s.op === "length") return Number(v);
+          if (s.op === "length" || s.op === "append") return Number(v);
           if (s.op === "deleteIfEquals") return v === 1;
+          if (s.op === "expire" || s.op === "set") return undefined;
           if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
           return typeof v === "string" ? decode<unknown>(v) : undefined;
         });
@@ -289,6 +290,9 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
 function batchArgs(s: StoreStep): string[] {
   if (s.op === "range") return ["r", String(s.start), String(s.stop)];
   if (s.op === "deleteIfEquals") return ["d", encode(s.value)];
+  if (s.op === "append") return ["a", String(s.items.length), ...s.items.map(encode)];
+  if (s.op === "expire") return ["x", String(Math.max(1, Math.round(s.ttlMs)))];
+  if (s.op === "set") return ["s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : ""];
   return [{ get: "g", length: "l", take: "t" }[s.op]];
 }
 

@@ -40,27 +40,35 @@ export interface ListItems {
 }
 
 /**
- * One step of `Store.batch`: a read (`get`, `length`, `range`), or a read-and-delete (`take`, as
- * `Store.take`) or a holder's delete (`deleteIfEquals`, as `Store.deleteIfEquals`).
+ * One step of `Store.batch`: a read (`get`, `length`, `range`), a read-and-delete (`take`, as
+ * `Store.take`), a holder's delete (`deleteIfEquals`, as `Store.deleteIfEquals`), or a write: `append`
+ * (as `Store.append` without its extras), `expire` (a live key's TTL, as `Expiry` gives it) and `set`.
+ * Writes and the reads after them go as one command: a write and what it leaves, read at once.
  */
 export type StoreStep =
   | { op: "get"; key: string }
   | { op: "length"; key: string }
   | { op: "range"; key: string; start: number; stop: number }
   | { op: "take"; key: string }
-  | { op: "deleteIfEquals"; key: string; value: unknown };
+  | { op: "deleteIfEquals"; key: string; value: unknown }
+  | { op: "append"; key: string; items: readonly unknown[] }
+  | { op: "expire"; key: string; ttlMs: number }
+  | { op: "set"; key: string; value: unknown; ttlMs?: number };
 
 /**
- * What one `StoreStep` gives: `get` and `take` the value (undefined when absent), `length` a
- * number, `range` the items, `deleteIfEquals` whether it deleted.
+ * What one `StoreStep` gives: `get` and `take` the value (undefined when absent), `length` and
+ * `append` the list's length, `range` the items, `deleteIfEquals` whether it deleted, `expire` and
+ * `set` nothing.
  */
 export type StoreStepResult<R extends StoreStep> = R extends { op: "get" | "take" }
   ? unknown
-  : R extends { op: "length" }
+  : R extends { op: "length" | "append" }
     ? number
     : R extends { op: "deleteIfEquals" }
       ? boolean
-      : unknown[];
+      : R extends { op: "expire" | "set" }
+        ? undefined
+        : unknown[];
 
 /** One counter step of `Store.incrAll`. */
 export interface CounterStep {

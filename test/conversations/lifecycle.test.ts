@@ -125,32 +125,25 @@ describe("conversations on one process", () => {
 
   it("answers a message journaled while the finished pass looks at the inbox one last time (no sweep needed)", async () => {
     await setup();
-    // The real store, with one interleaving made certain: the pass's last look at the inbox (after
-    // it let go of the lease) is read by the store before the next message is journaled, and its
-    // answer arrives after — as Redis runs an LLEN sent just before another client's RPUSH.
+    // The real store, with one interleaving made certain: the pass's last look at the inbox (the
+    // command that lets go of the lease and reads the inbox's length) is run by the store before the
+    // next message is journaled, and its answer arrives after — as Redis runs that command sent just
+    // before another client's append.
     let conversations: Awaited<ReturnType<typeof createConversations>> | undefined;
     let answered = false;
-    let armed = false;
     const late = inbound(A, "late");
     const store: typeof h.store = {
       ...h.store,
-      // The lease let go after the first answer: the pass's next look at the inbox is its last.
-      deleteIfEquals: async (key, value) => {
-        const ok = await h.store.deleteIfEquals(key, value);
-        if (answered && key.startsWith("conv:lock:")) {
+      // The lease let go after the first answer, with the pass's last look at the inbox.
+      batch: (async (steps: Parameters<typeof h.store.batch>[0]) => {
+        const out = await h.store.batch(steps);
+        const letGo = steps.some((s) => s.op === "deleteIfEquals" && s.key.startsWith("conv:lock:"));
+        if (answered && letGo) {
           answered = false;
-          armed = true;
-        }
-        return ok;
-      },
-      length: async (key) => {
-        const n = await h.store.length(key);
-        if (armed && key.startsWith("conv:inbox:")) {
-          armed = false;
           await conversations!.submit(late);
         }
-        return n;
-      },
+        return out;
+      }) as typeof h.store.batch,
     };
     const c = createConversations({
       store,

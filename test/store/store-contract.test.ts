@@ -327,6 +327,33 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(taken.filter(([v]) => v !== undefined)).toEqual([[{ v: 1 }]]);
     });
 
+    it("batch appends, sets and gives TTLs in order with its reads; a value JSON cannot hold writes nothing", async () => {
+      await open("batch-appends");
+      await store.append("{a}:log", ["x"]);
+      await store.set("{a}:mark", 1);
+      const [length, same, expired, missing, put, log, mark] = await store.batch([
+        { op: "append", key: "{a}:log", items: ["y", { z: 1 }] },
+        { op: "append", key: "{a}:log", items: [] },
+        { op: "expire", key: "{a}:mark", ttlMs: 1 },
+        { op: "expire", key: "{a}:none", ttlMs: 60_000 },
+        { op: "set", key: "{a}:put", value: { p: 2 }, ttlMs: 60_000 },
+        { op: "range", key: "{a}:log", start: 0, stop: -1 },
+        { op: "get", key: "{a}:put" },
+      ]);
+      expect([length, same, expired, missing, put]).toEqual([3, 3, undefined, undefined, undefined]);
+      expect([log, mark]).toEqual([["x", "y", { z: 1 }], { p: 2 }]);
+      expect(await store.get("{a}:none")).toBeUndefined();
+      // The 1 ms TTL ran out: the mark is gone (polled, not slept for).
+      await until(async () => (await store.get("{a}:mark")) === undefined);
+      await expect(
+        store.batch([
+          { op: "append", key: "{a}:log", items: ["w"] },
+          { op: "set", key: "{a}:put", value: 10n },
+        ]),
+      ).rejects.toThrow();
+      expect(await store.range("{a}:log", 0, -1)).toEqual(["x", "y", { z: 1 }]);
+    });
+
     it("incrAll adds to several counters of one hash tag at once; concurrent calls lose nothing", async () => {
       await open("incrall");
       expect(await store.incrAll([])).toEqual([]);

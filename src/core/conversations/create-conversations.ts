@@ -55,7 +55,11 @@ export function createConversations(options: ConversationsOptions): Conversation
       const withSpeaker = !speakers.noted(message.conversation, user);
       const recorded = journal.record(message, withSpeaker);
       const now = workers.admit(t, message.speaker.userKey);
+      // A pass started for this message asks for the lease right after its journal write: its answer
+      // tells the acknowledgement whether another instance holds the thread.
+      const starts = now && t.working === null;
       if (now) schedule(t);
+      const attempt = starts ? t.leaseAttempt : null;
       let fresh = false;
       try {
         fresh = await recorded;
@@ -68,8 +72,8 @@ export function createConversations(options: ConversationsOptions): Conversation
       if (fresh && !now) workers.park(t, message.id);
       recordSubmitted(message, fresh);
       if (!fresh) return { accepted: false, reason: "duplicate" };
-      acknowledge(options, journal, t, message, io ?? options.io(t.key), running).catch((err: unknown) =>
-        log.warn({ err, conversation: t.key }, "queued acknowledgement failed"),
+      acknowledge(options, journal, t, message, io ?? options.io(t.key), running, attempt).catch(
+        (err: unknown) => log.warn({ err, conversation: t.key }, "queued acknowledgement failed"),
       );
       return { accepted: true };
     },

@@ -9,7 +9,7 @@
  * so a thread that speaks again is known to start over rather than to be new.
  */
 
-import type { Store } from "../../store/types.js";
+import type { Store, StoreStep } from "../../store/types.js";
 import { type ConversationKey, hashTag, hashTagOf } from "../keys.js";
 import type { LogEntry } from "./log-entry.js";
 import { laterPosition } from "./position.js";
@@ -84,6 +84,18 @@ export interface Journal {
     entries: readonly LogEntry[],
     expectedLength: number,
   ): Promise<number>;
+  /**
+   * `appendLog`, then the conversation as it then stands (`snapshot` from `from`), in one atomic
+   * step (one command): a turn's write and its look at the inbox. `clear`: the "has work" marker is
+   * cleared in it too (as `clearPending`: the snapshot's inbox is the read after the clear).
+   */
+  appendAndLook(
+    conversation: ConversationKey,
+    entries: readonly LogEntry[],
+    expectedLength: number,
+    from: number | undefined,
+    clear?: boolean,
+  ): Promise<Snapshot>;
   /** Replace the inbox with `items`, as many as it held (an erasure, under the lease). */
   replaceInbox(conversation: ConversationKey, items: readonly InboundMessage[]): Promise<void>;
   /** Replace a lost or erased log with `entries` (under the lease). Returns the new length. */
@@ -102,6 +114,7 @@ export interface Journal {
   /** Whether the conversation had a log within the last two horizons (its transcript expired). */
   existed(conversation: ConversationKey): Promise<boolean>;
   lockKey(conversation: ConversationKey): string;
+  inboxKey(conversation: ConversationKey): string;
 }
 
 /** How many recent claims an instance remembers (a platform redelivers within minutes). */
@@ -125,6 +138,26 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     recent.delete(claim);
     recent.set(claim, Date.now() + dedupeTtlMs);
     if (recent.size > RECENT_CLAIMS) recent.delete(recent.keys().next().value as string);
+  };
+  /** The steps that append `entries` to the log, refresh the conversation's expiry and mark it as having existed. */
+  const logSteps = (c: ConversationKey, entries: readonly LogEntry[]): StoreStep[] => [
+    { op: "append", key: K.log(c), items: entries },
+    ...expiry(c).keys.map((key): StoreStep => ({ op: "expire", key, ttlMs: retentionMs })),
+    { op: "set", key: K.existed(c), value: 1, ttlMs: 2 * retentionMs },
+  ];
+  /** The log's length after an append of `count` entries that expected `expectedLength` before them. */
+  const checkLength = (c: ConversationKey, length: number, expectedLength: number, count: number): number => {
+    if (length < expectedLength + count) {
+      throw new LogLostError(
+        `conversation ${c}: log holds ${length} entries after this append, expected ${expectedLength + count}; the store lost it`,
+      );
+    }
+    if (length !== expectedLength + count) {
+      throw new LogConflictError(
+        `conversation ${c}: log grew to ${length}, expected ${expectedLength + count}; another instance wrote to it`,
+      );
+    }
+    return length;
   };
   const append = async (message: InboundMessage, withSpeaker = false): Promise<boolean> => {
     // Claim, append and "has work" marker in one atomic step: a store that fails midway must not
@@ -177,22 +210,24 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
       return { ...(seen ? { seen } : {}), ...(covered ? { covered } : {}) };
     },
     async appendLog(c, entries, expectedLength) {
-      const length = await store.append(K.log(c), entries, expiry(c), {
-        key: K.existed(c),
-        value: 1,
-        ttlMs: 2 * retentionMs,
-      });
-      if (length < expectedLength + entries.length) {
-        throw new LogLostError(
-          `conversation ${c}: log holds ${length} entries after this append, expected ${expectedLength + entries.length}; the store lost it`,
-        );
-      }
-      if (length !== expectedLength + entries.length) {
-        throw new LogConflictError(
-          `conversation ${c}: log grew to ${length}, expected ${expectedLength + entries.length}; another instance wrote to it`,
-        );
-      }
-      return length;
+      const [length] = await store.batch(logSteps(c, entries));
+      return checkLength(c, length as number, expectedLength, entries.length);
+    },
+    async appendAndLook(c, entries, expectedLength, from, clear = false) {
+      const steps = logSteps(c, entries);
+      const reads = steps.length + (clear ? 1 : 0);
+      const res = await store.batch([
+        ...steps,
+        ...(clear ? [{ op: "take", key: K.pending(c) } as const] : []),
+        { op: "length", key: K.inbox(c) },
+        { op: "range", key: K.inbox(c), start: from ?? -SNAPSHOT_TAIL, stop: -1 },
+      ]);
+      const logLength = checkLength(c, res[0] as number, expectedLength, entries.length);
+      const inboxLength = res[reads] as number;
+      const items = res[reads + 1] as InboundMessage[];
+      const start = from === undefined ? Math.max(0, inboxLength - items.length) : from;
+      // The append just marked it as having existed.
+      return { logLength, inboxLength, existed: true, inbox: { from: start, items } };
     },
     async replaceInbox(c, items) {
       // Not atomic with a concurrent `record`: one landing in between is lost from the store, and
@@ -223,5 +258,6 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
     },
     existed: async (c) => (await store.get(K.existed(c))) !== undefined,
     lockKey: K.lock,
+    inboxKey: K.inbox,
   };
 }

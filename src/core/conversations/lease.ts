@@ -10,6 +10,11 @@ export interface Lease {
   /** Fires when a renewal finds the lease gone (expired and taken over): stop writing at once. */
   readonly lost: AbortSignal;
   release(): Promise<void>;
+  /**
+   * Release, then read the length of the list at `listKey` (a key of the lease's hash slot), in one
+   * command: what was added before the release is counted; whoever adds after it finds the lease free.
+   */
+  releaseThenLength(listKey: string): Promise<number>;
 }
 
 export interface Leases {
@@ -43,12 +48,23 @@ export function createLeases(store: Store, instanceId: string, leaseMs: number):
         );
       }, renewEvery);
       timer.unref();
+      const stop = () => {
+        released = true;
+        clearInterval(timer);
+      };
       return {
         lost: lost.signal,
         async release() {
-          released = true;
-          clearInterval(timer);
+          stop();
           await store.deleteIfEquals(key, token);
+        },
+        async releaseThenLength(listKey) {
+          stop();
+          const [, length] = await store.batch([
+            { op: "deleteIfEquals", key, value: token },
+            { op: "length", key: listKey },
+          ]);
+          return length;
         },
       };
     },

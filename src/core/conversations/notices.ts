@@ -47,7 +47,12 @@ export const tellThrottled = (
     .catch((err: unknown) => log.warn({ err, conversation: t.key, user }, "throttle notice failed"));
 };
 
-/** `running`: a turn was running here when the message came (it reads it at its next step). */
+/**
+ * `running`: a turn was running here when the message came (it reads it at its next step).
+ * `attempt`: the lease attempt of the pass this message started (`Thread.leaseAttempt`), sent after
+ * its journal write: refused, another instance held the thread then, and takes the message when it
+ * lets go. Without one (a pass already working here, or none started), the lease is read.
+ */
 export const acknowledge = async (
   options: ConversationsOptions,
   journal: Journal,
@@ -55,8 +60,12 @@ export const acknowledge = async (
   message: InboundMessage,
   io: ConversationIO,
   running: boolean,
+  attempt: Promise<boolean | undefined> | null,
 ): Promise<void> => {
-  if (!running) {
+  if (!running && attempt) {
+    // Taken (this instance runs it) or the store failed (the pass tells of that): nothing to say.
+    if ((await attempt) !== false) return;
+  } else if (!running) {
     // Not running here: say it was taken only if another instance is running this thread now.
     const holder = await options.store.get<string>(journal.lockKey(t.key));
     if (holder === undefined || holder.startsWith(`${options.instanceId}#`)) return;

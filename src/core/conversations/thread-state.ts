@@ -60,6 +60,11 @@ export interface Thread {
    * log (store down): its resume must not post the answer again.
    */
   delivered: string | null;
+  /**
+   * Whether the lease attempt of this instance's latest pass took the lease (false: another
+   * instance held it; undefined: the store failed), set when the pass asks for it.
+   */
+  leaseAttempt: Promise<boolean | undefined> | null;
   /** The turn slot the current pass holds: it yields between turns when another turn waits. */
   slot: SlotGrant | null;
   /** A thread parked by `admit` and now scheduled: the user it was parked under (backlog.ts). */

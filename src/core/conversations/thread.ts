@@ -208,12 +208,11 @@ export function turnContext(
       const previous = writing;
       const write = (async () => {
         if (previous) await previous;
+        // The inbox is read in the append's own command (after it): messages that came meanwhile.
         const entries = [...before(), event];
-        const [length] = await Promise.all([
-          env.journal.appendLog(t.key, entries, live.logLength),
-          fetchInbox(t, live, env.journal),
-        ]);
-        live.logLength = length;
+        const snap = await env.journal.appendAndLook(t.key, entries, live.logLength, live.fetched);
+        live.logLength = snap.logLength;
+        await fetchInbox(t, live, env.journal, snap);
       })();
       writing = write;
       const settle = () => {
@@ -362,18 +361,20 @@ async function runTurn(
   }
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
   const rebuild = status === "cancelled" || status === "failed";
-  // The end logged and the conversation read as it then stands (the drain's next look) in one round
-  // trip: Redis runs the read after the append. When nothing else waits here, the "has work" marker
-  // is cleared in it too (the drain's next step, `clearPending`, when the inbox holds nothing new).
+  // The end logged and the conversation read as it then stands (the drain's next look) in one
+  // command: the read runs after the append. When nothing else waits here, the "has work" marker is
+  // cleared in it too (the drain's next step, `clearPending`, when the inbox holds nothing new).
   const from = live.fetched;
   const idle = !rebuild && !live.stale && live.pending.length === 0 && t.controls.length === 0;
-  const [length, snap, cleared] = await Promise.all([
-    journal.appendLog(t.key, tail, live.logLength),
-    journal.snapshot(t.key, !rebuild && !live.stale ? from : undefined),
-    idle ? journal.clearPending(t.key, from) : undefined,
-  ]);
-  live.logLength = length;
+  const snap = await journal.appendAndLook(
+    t.key,
+    tail,
+    live.logLength,
+    !rebuild && !live.stale ? from : undefined,
+    idle,
+  );
+  live.logLength = snap.logLength;
   t.delivered = null;
   if (rebuild) t.live = null;
-  return { snap, ...(cleared ? { cleared: { from, items: cleared } } : {}) };
+  return { snap, ...(idle ? { cleared: { from, items: snap.inbox.items } } : {}) };
 }

@@ -91,6 +91,7 @@ export function createWorkers(
         controls: [],
         idleTimer: null,
         delivered: null,
+        leaseAttempt: null,
         slot: null,
         parkedFor: null,
         token: null,
@@ -132,6 +133,7 @@ export function createWorkers(
     // is asked for: when one is free, they go out with the user's token take (the fleet-wide rate
     // costs the answer no round trip of its own).
     const leasing = Promise.allSettled([leases.tryAcquire(journal.lockKey(t.key)), readState()]);
+    t.leaseAttempt = leasing.then(([l]) => (l.status === "fulfilled" ? l.value !== null : undefined));
     const opens = slots.opensNow(user);
     // The turn starts now: what it reads about its requester goes out in the same round trip.
     if (opens && requester) options.warm?.(requester);
@@ -181,9 +183,8 @@ export function createWorkers(
       }
       t.slot = null;
       // Re-check after releasing: a message journaled while we held the lease, whose submitter
-      // failed to get it, is ours to run. The release and the read go in one round trip (Redis runs
-      // them in this order, so the read comes after the release).
-      [, length] = await Promise.all([lease.release(), journal.inboxLength(t.key)]);
+      // failed to get it, is ours to run. The release and the read are one command (the read after).
+      length = await lease.releaseThenLength(journal.inboxKey(t.key));
     } finally {
       giveBackUnspent(t, tokens);
       slot.release();
