@@ -168,6 +168,21 @@ function turnWeights(view: UserView, here: Place): { at: readonly number[]; visi
   return { at: cached.at, visible };
 }
 
+/**
+ * A live user message's normalized lines, kept per message: the live transcript is the same
+ * messages turn after turn, and messages are never changed in place.
+ */
+const liveLineCache = new WeakMap<Message, string[]>();
+
+function linesOf(m: Message & { role: "user" }): string[] {
+  let lines = liveLineCache.get(m);
+  if (!lines) {
+    lines = m.content.split("\n").map(normalizeStatement);
+    liveLineCache.set(m, lines);
+  }
+  return lines;
+}
+
 /** Relevant past turns (up to `max`), oldest first, within the budget, not already live. */
 export function recallFrom(
   view: UserView,
@@ -179,11 +194,7 @@ export function recallFrom(
   const max = opts.max ?? DEFAULT_RECALL_TURNS;
   const budget = opts.tokenBudget ?? Number.POSITIVE_INFINITY;
   // Exact line matches only: "number 1" must not count as present because "number 19" is.
-  const liveLines = new Set(
-    (opts.live ?? []).flatMap((m) =>
-      m.role === "user" ? m.content.split("\n").map(normalizeStatement) : [],
-    ),
-  );
+  const liveLines = new Set((opts.live ?? []).flatMap((m) => (m.role === "user" ? linesOf(m) : [])));
   const alreadyLive = (i: number) => liveLines.size > 0 && view.turnLines[i]!.every((l) => liveLines.has(l));
   const picked: number[] = [];
   let used = 0;

@@ -44,13 +44,23 @@ export function renderPatterns(patterns: readonly ScoredRecord<PatternRecord>[])
   return `Procedures that worked before for this kind of goal:\n${patterns.map((p) => renderPattern(p.record)).join("\n")}`;
 }
 
+/**
+ * Each recalled turn's text, kept per turn record: records are never changed in place, and a
+ * user's recent turns are recalled again turn after turn (formatting the date is most of the cost).
+ */
+const recalledText = new WeakMap<TurnRecord, string>();
+
+function recalledTurn(t: TurnRecord): string {
+  let text = recalledText.get(t);
+  if (text === undefined) {
+    text = `[${new Date(t.at).toISOString().slice(0, 16).replace("T", " ")}] user: ${t.user}\nNeo: ${t.assistant}`;
+    recalledText.set(t, text);
+  }
+  return text;
+}
+
 export function renderRecalled(turns: readonly TurnRecord[]): string {
   if (turns.length === 0) return "";
-  const body = turns
-    .map(
-      (t) =>
-        `[${new Date(t.at).toISOString().slice(0, 16).replace("T", " ")}] user: ${t.user}\nNeo: ${t.assistant}`,
-    )
-    .join("\n\n");
+  const body = turns.map(recalledTurn).join("\n\n");
   return `Earlier conversations with this user that may be relevant:\n${body}`;
 }
