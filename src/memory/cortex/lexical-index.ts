@@ -29,6 +29,25 @@ export interface LexicalIndex<T> {
   readonly size: number;
 }
 
+/** The last query's distinct terms: a page searches three indexes for the same words. */
+let lastQuery: string | undefined;
+let lastTerms: readonly string[] = [];
+
+function queryTerms(query: string): readonly string[] {
+  if (query !== lastQuery) {
+    lastTerms = [...new Set(tokenize(query))];
+    lastQuery = query;
+  }
+  return lastTerms;
+}
+
+interface Posting {
+  /** [slot, tf, slot, tf, ...], oldest first. */
+  docs: number[];
+  /** Live documents with the term (dead slots stay in `docs` and are skipped). */
+  df: number;
+}
+
 export function createLexicalIndex<T>(): LexicalIndex<T> {
   const ids: string[] = [];
   const payloads: T[] = [];
@@ -36,11 +55,10 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
   const bounds: number[] = [];
   const alive: boolean[] = [];
   const slotOf = new Map<string, number>();
-  /** term → [slot, tf, slot, tf, ...] */
-  const postings = new Map<string, number[]>();
-  /** Live documents per term (dead slots stay in postings and are skipped). */
-  const df = new Map<string, number>();
-  const terms: Map<string, number>[] = [];
+  /** One map lookup per term, whether indexing or searching. */
+  const postings = new Map<string, Posting>();
+  /** Each slot's postings, for a replaced document's live counts. */
+  const terms: Posting[][] = [];
   let live = 0;
   let totalLength = 0;
   let scores = new Float64Array(64);
@@ -58,7 +76,7 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
         alive[old] = false;
         live--;
         totalLength -= lengths[old]!;
-        for (const term of terms[old]!.keys()) df.set(term, df.get(term)! - 1);
+        for (const p of terms[old]!) p.df--;
       }
       const slot = ids.length;
       const tokens = tokenize(text);
@@ -69,15 +87,20 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
       lengths.push(tokens.length);
       bounds.push(bound);
       alive.push(true);
-      terms.push(tf);
+      const mine: Posting[] = [];
+      terms.push(mine);
       slotOf.set(id, slot);
       live++;
       totalLength += tokens.length;
       for (const [term, n] of tf) {
-        const list = postings.get(term);
-        if (list) list.push(slot, n);
-        else postings.set(term, [slot, n]);
-        df.set(term, (df.get(term) ?? 0) + 1);
+        let p = postings.get(term);
+        if (p) p.docs.push(slot, n);
+        else {
+          p = { docs: [slot, n], df: 0 };
+          postings.set(term, p);
+        }
+        p.df++;
+        mine.push(p);
       }
     },
     search(query, k, weight) {
@@ -88,10 +111,10 @@ export function createLexicalIndex<T>(): LexicalIndex<T> {
       }
       const avg = totalLength / live || 1;
       let count = 0;
-      for (const term of new Set(tokenize(query))) {
-        const list = postings.get(term);
-        const n = df.get(term) ?? 0;
-        if (!list || n === 0) continue;
+      for (const term of queryTerms(query)) {
+        const p = postings.get(term);
+        if (!p || p.df === 0) continue;
+        const { docs: list, df: n } = p;
         const idf = Math.log(1 + (live - n + 0.5) / (n + 0.5));
         for (let i = 0; i < list.length; i += 2) {
           const slot = list[i]!;
