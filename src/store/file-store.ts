@@ -13,7 +13,7 @@ import { decode, encode, keyvDeserialize, keyvSerialize } from "./codec.js";
 import { type LogOp, type OpLog, openOpLog } from "./file-log.js";
 import { createRateWindows } from "./rate-window.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import type { Expiry, ListItems, Put, Store, StoreStep } from "./types.js";
+import { type Expiry, type ListItems, type Put, type Store, type StoreStep, skipped } from "./types.js";
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -208,6 +208,7 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
   /** `encoded`: `encodedOf(s)`. No await: part of the caller's atomic step. */
   const step = (s: StoreStep, encoded: string[] = encodedOf(s)): unknown => {
     if (s.op === "length") return list(s.key)?.length ?? 0;
+    if (s.op === "onlyIfLength") return (list(s.key)?.length ?? 0) === s.length;
     if (s.op === "append") {
       const current = list(s.key);
       if (encoded.length === 0) return current?.length ?? 0;
@@ -335,7 +336,13 @@ export async function createFileStore(opts: FileStoreOptions): Promise<Store> {
       rangeOf(key, start, stop).map((s) => decode<T>(s)),
     batch: (async (steps: readonly StoreStep[]) => {
       const encoded = steps.map(encodedOf);
-      return steps.map((s, i) => step(s, encoded[i]));
+      let going = true;
+      return steps.map((s, i) => {
+        if (!going) return skipped(s);
+        const out = step(s, encoded[i]);
+        if (s.op === "onlyIfLength") going = out === true;
+        return out;
+      });
     }) as Store["batch"],
     length: async (key) => list(key)?.length ?? 0,
     dropFirst: async (key, count) => {

@@ -57,9 +57,11 @@ end
 return n`;
 
 // Store.batch: one step per key, in order; ARGV: per key its op (g = GET, l = LLEN, r = LRANGE,
-// t = GETDEL, d = delete if equal, a = RPUSH, x = PEXPIRE, s = SET), then for r its start and stop,
-// for d the value, for a the item count and the items (none: its LLEN), for x the TTL ms, for s the
-// value and its TTL ms or "". A missing value comes back as nil (false in the table); x and s give 0.
+// t = GETDEL, d = delete if equal, a = RPUSH, x = PEXPIRE, s = SET, w = go on only if the list's
+// LLEN is), then for r its start and stop, for d the value, for a the item count and the items
+// (none: its LLEN), for x the TTL ms, for s the value and its TTL ms or "", for w the length. A
+// missing value comes back as nil (false in the table); x and s give 0, w 1 or 0 (0 ends the batch:
+// the steps after it are not in the reply).
 export const BATCH = `local out, a = {}, 1
 for i = 1, #KEYS do
   local op = ARGV[a]
@@ -79,6 +81,9 @@ for i = 1, #KEYS do
     if ARGV[a + 2] ~= '' then redis.call('SET', KEYS[i], ARGV[a + 1], 'PX', ARGV[a + 2])
     else redis.call('SET', KEYS[i], ARGV[a + 1]) end
     out[i] = 0; a = a + 3
+  elseif op == 'w' then
+    if redis.call('LLEN', KEYS[i]) ~= tonumber(ARGV[a + 1]) then out[i] = 0; return out end
+    out[i] = 1; a = a + 2
   else out[i] = redis.call('LRANGE', KEYS[i], ARGV[a + 1], ARGV[a + 2]); a = a + 3 end
 end
 return out`;

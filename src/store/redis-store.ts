@@ -32,6 +32,7 @@ import {
   type StoreLog,
   type StoreStep,
   StoreUnavailableError,
+  skipped,
 } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -249,9 +250,10 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
           arguments: steps.flatMap(batchArgs),
         })) as Array<string | number | string[] | null>;
         return steps.map((s, i) => {
+          if (i >= res.length) return skipped(s);
           const v = res[i];
           if (s.op === "length" || s.op === "append") return Number(v);
-          if (s.op === "deleteIfEquals") return v === 1;
+          if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return v === 1;
           if (s.op === "expire" || s.op === "set") return undefined;
           if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
           return typeof v === "string" ? decode<unknown>(v) : undefined;
@@ -293,6 +295,7 @@ function batchArgs(s: StoreStep): string[] {
   if (s.op === "append") return ["a", String(s.items.length), ...s.items.map(encode)];
   if (s.op === "expire") return ["x", String(Math.max(1, Math.round(s.ttlMs)))];
   if (s.op === "set") return ["s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : ""];
+  if (s.op === "onlyIfLength") return ["w", String(s.length)];
   return [{ get: "g", length: "l", take: "t" }[s.op]];
 }
 

@@ -44,6 +44,8 @@ export interface ListItems {
  * `Store.take`), a holder's delete (`deleteIfEquals`, as `Store.deleteIfEquals`), or a write: `append`
  * (as `Store.append` without its extras), `expire` (a live key's TTL, as `Expiry` gives it) and `set`.
  * Writes and the reads after them go as one command: a write and what it leaves, read at once.
+ * `onlyIfLength` guards the steps after it: they run only if the list at its key holds `length`
+ * items; those it skips give what an empty store would (undefined, false, 0, []).
  */
 export type StoreStep =
   | { op: "get"; key: string }
@@ -53,22 +55,31 @@ export type StoreStep =
   | { op: "deleteIfEquals"; key: string; value: unknown }
   | { op: "append"; key: string; items: readonly unknown[] }
   | { op: "expire"; key: string; ttlMs: number }
-  | { op: "set"; key: string; value: unknown; ttlMs?: number };
+  | { op: "set"; key: string; value: unknown; ttlMs?: number }
+  | { op: "onlyIfLength"; key: string; length: number };
 
 /**
  * What one `StoreStep` gives: `get` and `take` the value (undefined when absent), `length` and
  * `append` the list's length, `range` the items, `deleteIfEquals` whether it deleted, `expire` and
- * `set` nothing.
+ * `set` nothing, `onlyIfLength` whether the steps after it ran.
  */
 export type StoreStepResult<R extends StoreStep> = R extends { op: "get" | "take" }
   ? unknown
   : R extends { op: "length" | "append" }
     ? number
-    : R extends { op: "deleteIfEquals" }
+    : R extends { op: "deleteIfEquals" | "onlyIfLength" }
       ? boolean
       : R extends { op: "expire" | "set" }
         ? undefined
         : unknown[];
+
+/** What a batch step skipped by a failed `onlyIfLength` gives: what an empty store would. */
+export function skipped(s: StoreStep): unknown {
+  if (s.op === "length" || s.op === "append") return 0;
+  if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return false;
+  if (s.op === "range") return [];
+  return undefined;
+}
 
 /** One counter step of `Store.incrAll`. */
 export interface CounterStep {

@@ -354,6 +354,30 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
       expect(await store.range("{a}:log", 0, -1)).toEqual(["x", "y", { z: 1 }]);
     });
 
+    it("batch runs the steps after onlyIfLength only when the list holds that many items", async () => {
+      await open("batch-guard");
+      await store.append("{g}:inbox", ["a"]);
+      await store.set("{g}:lock", "me");
+      const [len, held, gone, got] = await store.batch([
+        { op: "length", key: "{g}:inbox" },
+        { op: "onlyIfLength", key: "{g}:inbox", length: 1 },
+        { op: "deleteIfEquals", key: "{g}:lock", value: "me" },
+        { op: "get", key: "{g}:lock" },
+      ]);
+      expect([len, held, gone, got]).toEqual([1, true, true, undefined]);
+      await store.set("{g}:lock", "me");
+      const [ok, deleted, length, range, value] = await store.batch([
+        { op: "onlyIfLength", key: "{g}:inbox", length: 0 },
+        { op: "deleteIfEquals", key: "{g}:lock", value: "me" },
+        { op: "append", key: "{g}:inbox", items: ["b"] },
+        { op: "range", key: "{g}:inbox", start: 0, stop: -1 },
+        { op: "get", key: "{g}:lock" },
+      ]);
+      expect([ok, deleted, length, range, value]).toEqual([false, false, 0, [], undefined]);
+      expect(await store.get("{g}:lock")).toBe("me");
+      expect(await store.range("{g}:inbox", 0, -1)).toEqual(["a"]);
+    });
+
     it("incrAll adds to several counters of one hash tag at once; concurrent calls lose nothing", async () => {
       await open("incrall");
       expect(await store.incrAll([])).toEqual([]);

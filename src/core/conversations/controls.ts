@@ -6,8 +6,8 @@ import { parseConversationKey } from "../keys.js";
 import type { Place } from "../place.js";
 import type { LogEntry } from "./log-entry.js";
 import { resetSummary } from "./replay.js";
-import { turnContext } from "./thread.js";
 import type { Control, Thread } from "./thread-state.js";
+import { turnContext } from "./turn-context.js";
 
 /** Another instance holds the conversation for longer than a control (reset, compact) may wait. */
 export class ConversationBusyError extends Error {

@@ -86,16 +86,17 @@ export interface Journal {
   ): Promise<number>;
   /**
    * `appendLog`, then the conversation as it then stands (`snapshot` from `from`), in one atomic
-   * step (one command): a turn's write and its look at the inbox. `clear`: the "has work" marker is
-   * cleared in it too (as `clearPending`: the snapshot's inbox is the read after the clear).
+   * step (one command): a turn's write and its look at the inbox. `clear`: when the inbox holds
+   * nothing past `from`, the "has work" marker is cleared in it too, and `clear.letGo` (a lease's
+   * release, `Lease.letGoIn`) runs; `cleared` says whether they did.
    */
   appendAndLook(
     conversation: ConversationKey,
     entries: readonly LogEntry[],
     expectedLength: number,
     from: number | undefined,
-    clear?: boolean,
-  ): Promise<Snapshot>;
+    clear?: { letGo?: StoreStep },
+  ): Promise<Snapshot & { cleared: boolean }>;
   /** Replace the inbox with `items`, as many as it held (an erasure, under the lease). */
   replaceInbox(conversation: ConversationKey, items: readonly InboundMessage[]): Promise<void>;
   /** Replace a lost or erased log with `entries` (under the lease). Returns the new length. */
@@ -213,21 +214,31 @@ export function createJournal(store: Store, dedupeTtlMs: number, retentionMs: nu
       const [length] = await store.batch(logSteps(c, entries));
       return checkLength(c, length as number, expectedLength, entries.length);
     },
-    async appendAndLook(c, entries, expectedLength, from, clear = false) {
+    async appendAndLook(c, entries, expectedLength, from, clear) {
       const steps = logSteps(c, entries);
-      const reads = steps.length + (clear ? 1 : 0);
+      const reads = steps.length;
+      // The clear (and the release) only when the read found nothing new: the marker stays with work.
+      const clearing: StoreStep[] =
+        clear && from !== undefined
+          ? [
+              { op: "onlyIfLength", key: K.inbox(c), length: from },
+              { op: "take", key: K.pending(c) },
+              ...(clear.letGo ? [clear.letGo] : []),
+            ]
+          : [];
       const res = await store.batch([
         ...steps,
-        ...(clear ? [{ op: "take", key: K.pending(c) } as const] : []),
         { op: "length", key: K.inbox(c) },
         { op: "range", key: K.inbox(c), start: from ?? -SNAPSHOT_TAIL, stop: -1 },
+        ...clearing,
       ]);
       const logLength = checkLength(c, res[0] as number, expectedLength, entries.length);
       const inboxLength = res[reads] as number;
       const items = res[reads + 1] as InboundMessage[];
       const start = from === undefined ? Math.max(0, inboxLength - items.length) : from;
+      const cleared = clearing.length > 0 && res[reads + 2] === true;
       // The append just marked it as having existed.
-      return { logLength, inboxLength, existed: true, inbox: { from: start, items } };
+      return { logLength, inboxLength, existed: true, inbox: { from: start, items }, cleared };
     },
     async replaceInbox(c, items) {
       // Not atomic with a concurrent `record`: one landing in between is lost from the store, and

@@ -3,7 +3,7 @@
  * released only by its holder, and free for another instance once the holder stops renewing.
  */
 import { randomUUID } from "node:crypto";
-import type { Store } from "../../store/types.js";
+import type { Store, StoreStep } from "../../store/types.js";
 import { log } from "../log.js";
 
 export interface Lease {
@@ -15,6 +15,11 @@ export interface Lease {
    * command: what was added before the release is counted; whoever adds after it finds the lease free.
    */
   releaseThenLength(listKey: string): Promise<number>;
+  /**
+   * Let go in another command of the lease's hash slot, perhaps (behind a guard): `step` deletes the
+   * lease if it is still ours. Renewal pauses until `settle` says whether the command let go.
+   */
+  letGoIn(): { step: StoreStep; settle(letGo: boolean): void };
 }
 
 export interface Leases {
@@ -36,24 +41,39 @@ export function createLeases(store: Store, instanceId: string, leaseMs: number):
       // restarted empty): no one else holds it, and the log's length check catches any writer between.
       const renew = async (): Promise<boolean> =>
         (await store.renewIfEquals(key, token, leaseMs)) || (await store.setIfAbsent(key, token, leaseMs));
-      const timer = setInterval(() => {
-        renew().then(
-          (ok) => {
-            if (!ok && !released) {
-              log.warn({ key }, "conversation lease lost; stopping the turn");
-              lost.abort("lease");
-            }
-          },
-          (err: unknown) => log.warn({ key, err }, "conversation lease renewal failed; will retry"),
-        );
-      }, renewEvery);
-      timer.unref();
+      const renewing = () => {
+        const every = setInterval(() => {
+          renew().then(
+            (ok) => {
+              if (!ok && !released) {
+                log.warn({ key }, "conversation lease lost; stopping the turn");
+                lost.abort("lease");
+              }
+            },
+            (err: unknown) => log.warn({ key, err }, "conversation lease renewal failed; will retry"),
+          );
+        }, renewEvery);
+        every.unref();
+        return every;
+      };
+      let timer = renewing();
       const stop = () => {
         released = true;
         clearInterval(timer);
       };
       return {
         lost: lost.signal,
+        letGoIn() {
+          // Not renewed while the command may delete it: a renewal finding it gone would take it again.
+          clearInterval(timer);
+          return {
+            step: { op: "deleteIfEquals", key, value: token },
+            settle(letGo) {
+              if (letGo) stop();
+              else if (!released) timer = renewing();
+            },
+          };
+        },
         async release() {
           stop();
           await store.deleteIfEquals(key, token);

@@ -9,9 +9,8 @@
 import { activeSpan, inSpan } from "../../ops/tracing/spans.js";
 import { isShownAnswer } from "../agent/notes.js";
 import { AnswerShownError } from "../agent/turn.js";
-import type { AgentEvent, TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
+import type { TurnContext, TurnInput, TurnStatus } from "../agent/types.js";
 import { log } from "../log.js";
-import type { Place } from "../place.js";
 import type { AnswerKey, Reporter } from "../reporter.js";
 import { placeOf, RESUME_NOTE, requesterRun, toTurnInput } from "./inbound.js";
 import { LogConflictError, type Snapshot } from "./journal.js";
@@ -21,14 +20,24 @@ import { recordAnswered, recordTurnStart, turnSpan, turnStartEntry } from "./obs
 import { lostReply } from "./replay.js";
 import { fetchInbox, journalMissing, restore, takeFetched } from "./restore.js";
 import { type AbortReason, isStoreTrouble, type Live, type Thread, type ThreadEnv } from "./thread-state.js";
+import { turnContext } from "./turn-context.js";
 import { chargeTurn } from "./turn-tokens.js";
 import type { ConversationIO, InboundMessage } from "./types.js";
 
 /**
- * Work until the inbox is fully taken (or shutdown / lease loss). Returns the taken count. `snap`:
- * the conversation as read with the lease; it stands for the first reads of the log and inbox.
+ * What a drain did: the inbox entries the transcript holds; `letGo`: the lease was let go with the
+ * last turn's end (nothing else had come), and the inbox then held this many entries.
  */
-export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snapshot): Promise<number> {
+export interface Drained {
+  taken: number;
+  letGo?: number;
+}
+
+/**
+ * Work until the inbox is fully taken (or shutdown / lease loss). `snap`: the conversation as read
+ * with the lease; it stands for the first reads of the log and inbox.
+ */
+export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snapshot): Promise<Drained> {
   const { journal } = env;
   let live = await restore(t, env, snap);
   // Good for the first look at the inbox only, and only if nothing was written since it was read.
@@ -64,7 +73,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     }
   }
   for (;;) {
-    if (env.closing() || lease.lost.aborted) return live.taken;
+    if (env.closing() || lease.lost.aborted) return { taken: live.taken };
     if (!first) {
       // Lengths and the unread inbox in one round trip (read with the last turn's end, if one just
       // ran): the view is checked and the inbox read together.
@@ -99,7 +108,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
       if (live.pending.length === 0 && t.unfetched.size > 0 && (await journalMissing(t, journal))) {
         await fetchInbox(t, live, journal);
       }
-      if (live.pending.length === 0) return live.taken;
+      if (live.pending.length === 0) return { taken: live.taken };
       await journal.markPending(t.key);
     } else if (cleared) {
       // Cleared with the turn's end, yet work came: the marker goes back before it is run.
@@ -107,19 +116,24 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     }
     // A turn of this pass handed its slot on (its answer was shown outside it): the next turn
     // queues for one.
-    if (!t.slot?.held) return live.taken;
+    if (!t.slot?.held) return { taken: live.taken };
     // Its requester over their rate: the turn queues for a slot of its own under their name.
-    if (!(await chargeTurn(t, env.tokens, live.pending[0]!.speaker.userKey))) return live.taken;
-    look = await tracedTurn(t, live, lease, env, live.pending.shift()!, "new");
+    if (!(await chargeTurn(t, env.tokens, live.pending[0]!.speaker.userKey))) return { taken: live.taken };
+    look = await tracedTurn(t, live, lease, env, live.pending.shift()!, "new", undefined, true);
+    if (look?.letGo !== undefined) return { taken: live.taken, letGo: look.letGo };
     // Fair share: another turn waits for a slot, so this pass lets go; the thread queues again.
-    if (t.slot.contended()) return live.taken;
+    if (t.slot.contended()) return { taken: live.taken };
   }
 }
 
-/** How a turn left the conversation: read with its end, and the marker cleared with it (`from`: inbox read from). */
+/**
+ * How a turn left the conversation: read with its end, and the marker cleared with it (`from`: inbox
+ * read from); `letGo`: the lease went with them, and the inbox then held this many entries.
+ */
 interface TurnEnd {
   snap: Snapshot;
   cleared?: { from: number; items: InboundMessage[] };
+  letGo?: number;
 }
 
 /**
@@ -179,51 +193,6 @@ function ioOf(t: Thread, env: ThreadEnv, id: string): ConversationIO {
   return io ?? env.options.io(t.key);
 }
 
-/** A context for work on the conversation whose events go to the log. */
-export function turnContext(
-  t: Thread,
-  live: Live,
-  env: ThreadEnv,
-  io: ConversationIO,
-  shared: boolean,
-  place: Place,
-  signal: AbortSignal,
-  before: () => LogEntry[] = () => [],
-): TurnContext {
-  /** The newest log write still in flight. */
-  let writing: Promise<void> | null = null;
-  return {
-    conversation: t.key,
-    shared,
-    place,
-    reporter: io.reporter,
-    approvals: io.approvals,
-    ...(io.forms ? { forms: io.forms } : {}),
-    ...(io.files ? { files: io.files } : {}),
-    signal,
-    onEvent: (event: AgentEvent) => {
-      // In order, one at a time: each append names the log length the one before it left. An event
-      // sent while another is in flight (the opening message is written while the model is asked)
-      // waits for it, and fails with it: the log never holds an event whose predecessor it lost.
-      const previous = writing;
-      const write = (async () => {
-        if (previous) await previous;
-        // The inbox is read in the append's own command (after it): messages that came meanwhile.
-        const entries = [...before(), event];
-        const snap = await env.journal.appendAndLook(t.key, entries, live.logLength, live.fetched);
-        live.logLength = snap.logLength;
-        await fetchInbox(t, live, env.journal, snap);
-      })();
-      writing = write;
-      const settle = () => {
-        if (writing === write) writing = null;
-      };
-      write.then(settle, settle);
-      return write;
-    },
-  };
-}
-
 /** Log the reply a resumed turn lost (`lostReply`), and resume from the transcript that holds it. */
 async function recordLostReply(t: Thread, live: Live, env: ThreadEnv): Promise<void> {
   const state = live.agent.state();
@@ -244,11 +213,12 @@ function tracedTurn(
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
   trace?: string,
+  mayLetGo = false,
 ): Promise<TurnEnd | undefined> {
   return inSpan(
     "invoke_agent Neo",
     turnSpan(t.key, mode, trace, mode === "new" ? opening.receivedAt : undefined),
-    () => runTurn(t, live, lease, env, opening, mode),
+    () => runTurn(t, live, lease, env, opening, mode, mayLetGo),
   );
 }
 
@@ -259,6 +229,7 @@ async function runTurn(
   env: ThreadEnv,
   opening: InboundMessage,
   mode: "new" | "resume" | "rerun",
+  mayLetGo: boolean,
 ): Promise<TurnEnd | undefined> {
   const { journal } = env;
   if (mode === "resume") await recordLostReply(t, live, env);
@@ -362,19 +333,33 @@ async function runTurn(
   // After a cut or failed turn, rebuild from the log: that is what repairs open tool calls.
   const rebuild = status === "cancelled" || status === "failed";
   // The end logged and the conversation read as it then stands (the drain's next look) in one
-  // command: the read runs after the append. When nothing else waits here, the "has work" marker is
-  // cleared in it too (the drain's next step, `clearPending`, when the inbox holds nothing new).
+  // command: the read runs after the append. When nothing else waits here and nothing new came, the
+  // "has work" marker is cleared in it too (the drain's next step, `clearPending`), and the lease let
+  // go (the pass's last step) unless a message journaled here may not have reached the inbox yet.
   const from = live.fetched;
   const idle = !rebuild && !live.stale && live.pending.length === 0 && t.controls.length === 0;
-  const snap = await journal.appendAndLook(
-    t.key,
-    tail,
-    live.logLength,
-    !rebuild && !live.stale ? from : undefined,
-    idle,
-  );
+  const letting = idle && mayLetGo && t.unfetched.size === 0 ? lease.letGoIn() : undefined;
+  let snap: Awaited<ReturnType<typeof journal.appendAndLook>>;
+  try {
+    snap = await journal.appendAndLook(
+      t.key,
+      tail,
+      live.logLength,
+      !rebuild && !live.stale ? from : undefined,
+      idle ? { ...(letting ? { letGo: letting.step } : {}) } : undefined,
+    );
+  } catch (err) {
+    letting?.settle(false);
+    throw err;
+  }
+  letting?.settle(snap.cleared);
   live.logLength = snap.logLength;
   t.delivered = null;
   if (rebuild) t.live = null;
-  return { snap, ...(idle ? { cleared: { from, items: snap.inbox.items } } : {}) };
+  if (!snap.cleared) return { snap };
+  return {
+    snap,
+    cleared: { from, items: snap.inbox.items },
+    ...(letting ? { letGo: snap.inboxLength } : {}),
+  };
 }

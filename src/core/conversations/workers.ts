@@ -12,7 +12,7 @@ import type { Journal } from "./journal.js";
 import type { Lease, Leases } from "./lease.js";
 import { tellQueued, tellThrottled } from "./notices.js";
 import { type SlotGrant, type Slots, SlotsClosedError } from "./slots.js";
-import { drain } from "./thread.js";
+import { type Drained, drain } from "./thread.js";
 import type { AbortReason, Control, Thread, ThreadEnv } from "./thread-state.js";
 import { giveBackUnspent, type TurnTokens } from "./turn-tokens.js";
 import type { ConversationsOptions } from "./types.js";
@@ -162,7 +162,7 @@ export function createWorkers(
     } finally {
       stopWaiting(user);
     }
-    let taken: number;
+    let drained: Drained;
     let length: number;
     t.token = requester;
     const ended = options.turns?.begin();
@@ -175,7 +175,7 @@ export function createWorkers(
       try {
         // Read before a wait for the slot: read again, messages may have come meanwhile.
         const snap = Date.now() - asked > FRESH_READ_MS ? await readState() : settled(state);
-        taken = await drain(t, lease, env, snap);
+        drained = await drain(t, lease, env, snap);
       } catch (err) {
         t.slot = null;
         await lease.release();
@@ -183,8 +183,9 @@ export function createWorkers(
       }
       t.slot = null;
       // Re-check after releasing: a message journaled while we held the lease, whose submitter
-      // failed to get it, is ours to run. The release and the read are one command (the read after).
-      length = await lease.releaseThenLength(journal.inboxKey(t.key));
+      // failed to get it, is ours to run. The release and the read are one command (the read after):
+      // the last turn's end, when it let go (nothing else had come), else this one.
+      length = drained.letGo ?? (await lease.releaseThenLength(journal.inboxKey(t.key)));
     } finally {
       giveBackUnspent(t, tokens);
       slot.release();
@@ -193,7 +194,7 @@ export function createWorkers(
     if (closing) return "done";
     // `again` is read after the length: a message submitted while it is read may be journaled after
     // the read, and then only `again` tells of it.
-    const more = t.again || t.controls.length > 0 || length > taken;
+    const more = t.again || t.controls.length > 0 || length > drained.taken;
     return more ? "again" : "done";
   };
 
