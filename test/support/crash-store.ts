@@ -41,19 +41,24 @@ export function crashAt(at: (method: string, args: unknown[]) => boolean): Crash
   };
 }
 
-/** A store call that appends an entry of `type` to a conversation's log. */
-export const logAppendOf =
-  (type: string) =>
-  (method: string, args: unknown[]): boolean => {
-    const [key, items] = args;
-    return (
-      method === "append" &&
-      typeof key === "string" &&
-      key.startsWith("conv:log:") &&
-      Array.isArray(items) &&
-      items.some((e) => (e as { type?: unknown }).type === type)
+/**
+ * A store call that appends an entry of `type` to a conversation's log: an `append`, or a `batch`
+ * with such an append among its steps (a log write and the inbox read behind it go as one command).
+ */
+export const logAppendOf = (type: string) => {
+  const appends = (key: unknown, items: unknown): boolean =>
+    typeof key === "string" &&
+    key.startsWith("conv:log:") &&
+    Array.isArray(items) &&
+    items.some((e) => (e as { type?: unknown }).type === type);
+  return (method: string, args: unknown[]): boolean => {
+    if (method === "append") return appends(args[0], args[1]);
+    if (method !== "batch" || !Array.isArray(args[0])) return false;
+    return (args[0] as { op?: unknown; key?: unknown; items?: unknown }[]).some(
+      (s) => s.op === "append" && appends(s.key, s.items),
     );
   };
+};
 
 /** The write of a turn's end marker to a conversation's log: the answer was posted, the turn not closed. */
 export const endMarker = logAppendOf("turn-end");
