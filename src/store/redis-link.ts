@@ -41,6 +41,12 @@ export const CACHED_FAMILIES = ["channel:settings:", "access:deny:", "directory:
 export interface RedisLink {
   /** The command client now (a cluster's is replaced after a topology failure). */
   commands(): RedisCommands;
+  /**
+   * One command as it goes on the wire (`args`, a cluster routing it by `firstKey`), its reply
+   * untransformed: none of the typed command's parser and wrappers, and never the client-side
+   * cache (a cached-family GET goes through `commands().get`).
+   */
+  send(firstKey: string, args: string[]): Promise<unknown>;
   /** Connected and, for a cluster, not rebuilding. */
   ready(): boolean;
   /** Resolves when the first connection is made (or failed: see `ready()`). */
@@ -185,6 +191,7 @@ function singleLink(opts: RedisLinkOptions): RedisLink {
   );
   return {
     commands: () => client,
+    send: (_firstKey, args) => client.sendCommand(args),
     ready: () => client.isReady,
     connecting,
     scan: (match) => scanNode(client, match),
@@ -256,6 +263,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
   };
   return {
     commands: () => now().client,
+    send: (firstKey, args) => now().client.sendCommand(firstKey, false, args),
     ready: () => Boolean(current?.ready) && !rebuilding,
     connecting,
     scan: async (match) => {

@@ -79,91 +79,104 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
     );
 
   const k = (key: string) => `${prefix}${key}`;
+  const isCached = (key: string) => CACHED_FAMILIES.some((f) => key.startsWith(f));
 
-  /** Run one of redis-scripts.ts by its SHA-1; on NOSCRIPT, by its text (which loads it). */
-  const script = async (text: string, args: { keys: string[]; arguments: string[] }) => {
-    const sha = shaOf(text);
-    try {
-      return await link.commands().evalSha(sha, args);
-    } catch (err) {
-      if (!(err instanceof Error && err.message.startsWith("NOSCRIPT"))) throw err;
-      return link.commands().eval(text, args);
+  /** A command's failure: while Redis is not ready, or on the connection, StoreUnavailableError. */
+  const failure = (op: string, err: unknown): unknown => {
+    if (!link.ready() || isConnectionError(err)) {
+      link.failed();
+      return new StoreUnavailableError(`store unavailable: ${(err as Error).message} (${op})`, {
+        cause: err,
+      });
     }
+    return err;
+  };
+  const ready = (op: string): void => {
+    if (link.ready()) return;
+    link.failed();
+    throw new StoreUnavailableError(`store unavailable: Redis is unreachable (${op})`);
   };
 
-  /** Run a command; a failure while Redis is not ready becomes StoreUnavailableError. */
-  async function run<R>(op: string, fn: () => Promise<R>): Promise<R> {
-    if (!link.ready()) {
-      link.failed();
-      throw new StoreUnavailableError(`store unavailable: Redis is unreachable (${op})`);
-    }
+  // Commands go out as their wire arguments (`link.send`): node-redis's typed commands add a parser,
+  // two async wrappers and a reply transform per command, CPU on every message (issue 30).
+  /** One command on `key`. */
+  async function send<R>(op: string, key: string, args: string[]): Promise<R> {
+    ready(op);
     try {
-      return await fn();
+      return (await link.send(key, args)) as R;
     } catch (err) {
-      if (!link.ready() || isConnectionError(err)) {
-        link.failed();
-        throw new StoreUnavailableError(`store unavailable: ${(err as Error).message} (${op})`, {
-          cause: err,
-        });
-      }
-      throw err;
+      throw failure(op, err);
     }
   }
 
+  /** Run one of redis-scripts.ts by its SHA-1; on NOSCRIPT, by its text (which loads it). */
+  async function script(op: string, text: string, keys: string[], argv: string[]): Promise<unknown> {
+    ready(op);
+    const rest = [String(keys.length), ...keys, ...argv];
+    try {
+      try {
+        return await link.send(keys[0]!, ["EVALSHA", shaOf(text), ...rest]);
+      } catch (err) {
+        if (!(err instanceof Error && err.message.startsWith("NOSCRIPT"))) throw err;
+        return await link.send(keys[0]!, ["EVAL", text, ...rest]);
+      }
+    } catch (err) {
+      throw failure(op, err);
+    }
+  }
+
+  /** GET; the cached families' through the client-side cache (redis-link.ts). */
+  async function read(op: string, key: string): Promise<string | null> {
+    if (!isCached(key)) return send<string | null>(op, k(key), ["GET", k(key)]);
+    ready(op);
+    try {
+      return await link.commands().get(k(key));
+    } catch (err) {
+      throw failure(op, err);
+    }
+  }
+
+  const px = (ms: number) => String(Math.max(1, Math.round(ms)));
+
   return {
     kind: "redis",
-    get: <T>(key: string) =>
-      run("get", async () => {
-        const raw = await link.commands().get(k(key));
-        return raw === null ? undefined : decode<T>(raw);
-      }),
-    set: <T>(key: string, value: T, ttlMs?: number) =>
-      run("set", async () => {
-        const text = encode(value);
-        await (ttlMs
-          ? link.commands().set(k(key), text, { expiration: { type: "PX", value: ttlMs } })
-          : link.commands().set(k(key), text));
-      }),
-    delete: (key) => run("delete", async () => (await link.commands().del(k(key))) > 0),
-    setIfAbsent: <T>(key: string, value: T, ttlMs?: number) =>
-      run("setIfAbsent", async () => {
-        const options = ttlMs
-          ? { condition: "NX" as const, expiration: { type: "PX" as const, value: ttlMs } }
-          : { condition: "NX" as const };
-        return (await link.commands().set(k(key), encode(value), options)) === "OK";
-      }),
-    take: <T>(key: string) =>
-      run("take", async () => {
-        const raw = await link.commands().getDel(k(key));
-        return raw === null ? undefined : decode<T>(raw);
-      }),
-    renewIfEquals: <T>(key: string, value: T, ttlMs: number) =>
-      run("renewIfEquals", async () => {
-        const res = await script(RENEW_IF_EQUALS, {
-          keys: [k(key)],
-          arguments: [encode(value), String(ttlMs)],
-        });
-        return res === 1;
-      }),
-    deleteIfEquals: <T>(key: string, value: T) =>
-      run("deleteIfEquals", async () => {
-        const res = await script(DELETE_IF_EQUALS, { keys: [k(key)], arguments: [encode(value)] });
-        return res === 1;
-      }),
-    compareAndSet: <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) =>
-      run("compareAndSet", async () => {
-        const res = await script(COMPARE_AND_SET, {
-          keys: [k(key)],
-          arguments: [
-            expected === undefined ? "0" : "1",
-            expected === undefined ? "" : encode(expected),
-            encode(next),
-            ttlMs ? String(ttlMs) : "",
-          ],
-        });
-        return res === 1;
-      }),
-    appendOnce: <T>(
+    get: async <T>(key: string) => {
+      const raw = await read("get", key);
+      return raw === null ? undefined : decode<T>(raw);
+    },
+    set: async <T>(key: string, value: T, ttlMs?: number) => {
+      const args = ["SET", k(key), encode(value)];
+      if (ttlMs) args.push("PX", String(ttlMs));
+      await send("set", args[1]!, args);
+    },
+    delete: async (key) => (await send<number>("delete", k(key), ["DEL", k(key)])) > 0,
+    setIfAbsent: async <T>(key: string, value: T, ttlMs?: number) => {
+      const args = ["SET", k(key), encode(value)];
+      if (ttlMs) args.push("PX", String(ttlMs));
+      args.push("NX");
+      return (await send("setIfAbsent", args[1]!, args)) === "OK";
+    },
+    take: async <T>(key: string) => {
+      const raw = await send<string | null>("take", k(key), ["GETDEL", k(key)]);
+      return raw === null ? undefined : decode<T>(raw);
+    },
+    renewIfEquals: async <T>(key: string, value: T, ttlMs: number) =>
+      (await script("renewIfEquals", RENEW_IF_EQUALS, [k(key)], [encode(value), String(ttlMs)])) === 1,
+    deleteIfEquals: async <T>(key: string, value: T) =>
+      (await script("deleteIfEquals", DELETE_IF_EQUALS, [k(key)], [encode(value)])) === 1,
+    compareAndSet: async <T>(key: string, expected: T | undefined, next: T, ttlMs?: number) =>
+      (await script(
+        "compareAndSet",
+        COMPARE_AND_SET,
+        [k(key)],
+        [
+          expected === undefined ? "0" : "1",
+          expected === undefined ? "" : encode(expected),
+          encode(next),
+          ttlMs ? String(ttlMs) : "",
+        ],
+      )) === 1,
+    appendOnce: async <T>(
       claimKey: string,
       claimTtlMs: number,
       listKey: string,
@@ -171,114 +184,111 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       markerKey: string,
       expiry?: Expiry,
       also?: ListItems,
-    ) =>
-      run("appendOnce", async () => {
-        const res = await script(APPEND_ONCE, {
-          keys: [
-            k(claimKey),
-            k(listKey),
-            k(markerKey),
-            ...(also ? [k(also.key)] : []),
-            ...(expiry?.keys ?? []).map(k),
-          ],
-          arguments: [
-            encode(1),
-            String(claimTtlMs),
-            expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
-            String(items.length),
-            also ? "1" : "0",
-            ...items.map(encode),
-            ...(also?.items ?? []).map(encode),
-          ],
-        });
-        return res === 1;
-      }),
-    rateWindow: (key, op) =>
-      run("rateWindow", async () =>
-        Number(await script(RATE_WINDOW, { keys: [k(key)], arguments: rateWindowArgs(op) })),
-      ),
-    takeToken: (key, limits) =>
-      run("takeToken", async () =>
-        Number(
-          await script(TAKE_TOKEN, {
-            keys: [k(key)],
-            arguments: [String(limits.perMinute), String(limits.burst), "take"],
-          }),
+    ) => {
+      const keys = [k(claimKey), k(listKey), k(markerKey)];
+      if (also) keys.push(k(also.key));
+      for (const key of expiry?.keys ?? []) keys.push(k(key));
+      const argv = [
+        ONE,
+        String(claimTtlMs),
+        expiry ? px(expiry.ttlMs) : "",
+        String(items.length),
+        also ? "1" : "0",
+      ];
+      for (const item of items) argv.push(encode(item));
+      for (const item of also?.items ?? []) argv.push(encode(item));
+      return (await script("appendOnce", APPEND_ONCE, keys, argv)) === 1;
+    },
+    rateWindow: async (key, op) =>
+      Number(await script("rateWindow", RATE_WINDOW, [k(key)], rateWindowArgs(op))),
+    takeToken: async (key, limits) =>
+      Number(
+        await script(
+          "takeToken",
+          TAKE_TOKEN,
+          [k(key)],
+          [String(limits.perMinute), String(limits.burst), "take"],
         ),
       ),
-    returnToken: (key, limits) =>
-      run("returnToken", async () => {
-        await script(TAKE_TOKEN, {
-          keys: [k(key)],
-          arguments: [String(limits.perMinute), String(limits.burst), "return"],
-        });
-      }),
-    incr: (key, by = 1) => run("incr", () => link.commands().incrBy(k(key), by)),
-    incrAll: (steps) =>
-      run("incrAll", async () => {
-        if (steps.length === 0) return [];
-        const res = await script(INCR_ALL, {
-          keys: steps.map((s) => k(s.key)),
-          arguments: steps.map((s) => String(s.by)),
-        });
-        return (res as unknown[]).map(Number);
-      }),
-    append: <T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put) =>
-      run("append", async () => {
-        if (!expiry && !put)
-          return items.length === 0
-            ? link.commands().lLen(k(key))
-            : link.commands().rPush(k(key), items.map(encode));
-        // One script: the push, the put and the TTLs of the keys that expire with it, together.
-        const res = await script(APPEND, {
-          keys: [k(key), ...(expiry?.keys ?? []).map(k), ...(put ? [k(put.key)] : [])],
-          arguments: [
-            expiry ? String(Math.max(1, Math.round(expiry.ttlMs))) : "",
-            put ? "1" : "0",
-            put ? encode(put.value) : "",
-            put?.ttlMs ? String(Math.max(1, Math.round(put.ttlMs))) : "",
-            ...items.map(encode),
-          ],
-        });
-        return Number(res);
-      }),
-    batch: ((steps: readonly StoreStep[]) =>
-      run("batch", async () => {
-        if (steps.length === 0) return [];
-        const res = (await script(BATCH, {
-          keys: steps.map((s) => k(s.key)),
-          arguments: steps.flatMap(batchArgs),
-        })) as Array<string | number | string[] | null>;
-        return steps.map((s, i) => {
-          if (i >= res.length) return skipped(s);
-          const v = res[i];
-          if (s.op === "length" || s.op === "append") return Number(v);
-          if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return v === 1;
-          if (s.op === "expire" || s.op === "set") return undefined;
-          if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
-          return typeof v === "string" ? decode<unknown>(v) : undefined;
-        });
-      })) as Store["batch"],
-    range: <T>(key: string, start: number, stop: number) =>
-      run("range", async () => (await link.commands().lRange(k(key), start, stop)).map((s) => decode<T>(s))),
-    length: (key) => run("length", () => link.commands().lLen(k(key))),
-    dropFirst: (key, count) =>
-      run("dropFirst", async () => {
-        const n = Math.max(0, Math.floor(count));
-        if (n > 0) await link.commands().lTrim(k(key), n, -1);
-      }),
-    keys: (keyPrefix) =>
-      run("keys", async () => {
+    returnToken: async (key, limits) => {
+      await script(
+        "returnToken",
+        TAKE_TOKEN,
+        [k(key)],
+        [String(limits.perMinute), String(limits.burst), "return"],
+      );
+    },
+    incr: (key, by = 1) => send<number>("incr", k(key), ["INCRBY", k(key), String(by)]),
+    incrAll: async (steps) => {
+      if (steps.length === 0) return [];
+      const keys: string[] = [];
+      const argv: string[] = [];
+      for (const s of steps) {
+        keys.push(k(s.key));
+        argv.push(String(s.by));
+      }
+      return ((await script("incrAll", INCR_ALL, keys, argv)) as unknown[]).map(Number);
+    },
+    append: async <T>(key: string, items: readonly T[], expiry?: Expiry, put?: Put) => {
+      if (!expiry && !put) {
+        if (items.length === 0) return send<number>("append", k(key), ["LLEN", k(key)]);
+        const args = ["RPUSH", k(key)];
+        for (const item of items) args.push(encode(item));
+        return send<number>("append", args[1]!, args);
+      }
+      // One script: the push, the put and the TTLs of the keys that expire with it, together.
+      const keys = [k(key)];
+      for (const e of expiry?.keys ?? []) keys.push(k(e));
+      if (put) keys.push(k(put.key));
+      const argv = [
+        expiry ? px(expiry.ttlMs) : "",
+        put ? "1" : "0",
+        put ? encode(put.value) : "",
+        put?.ttlMs ? px(put.ttlMs) : "",
+      ];
+      for (const item of items) argv.push(encode(item));
+      return Number(await script("append", APPEND, keys, argv));
+    },
+    batch: (async (steps: readonly StoreStep[]) => {
+      if (steps.length === 0) return [];
+      const keys: string[] = [];
+      const argv: string[] = [];
+      for (const s of steps) {
+        keys.push(k(s.key));
+        batchArgs(s, argv);
+      }
+      const res = (await script("batch", BATCH, keys, argv)) as Array<string | number | string[] | null>;
+      return steps.map((s, i) => (i < res.length ? stepResult(s, res[i]!) : skipped(s)));
+    }) as Store["batch"],
+    range: async <T>(key: string, start: number, stop: number) =>
+      (await send<string[]>("range", k(key), ["LRANGE", k(key), String(start), String(stop)])).map((s) =>
+        decode<T>(s),
+      ),
+    length: (key) => send<number>("length", k(key), ["LLEN", k(key)]),
+    dropFirst: async (key, count) => {
+      const n = Math.max(0, Math.floor(count));
+      if (n > 0) await send("dropFirst", k(key), ["LTRIM", k(key), String(n), "-1"]);
+    },
+    keys: async (keyPrefix) => {
+      ready("keys");
+      try {
         const keys = await link.scan(`${globEscape(k(keyPrefix))}*`);
         return [...new Set(keys.map((key) => key.slice(prefix.length)))].sort();
-      }),
+      } catch (err) {
+        throw failure("keys", err);
+      }
+    },
     // Redis's AOF/RDB keep deleted values until the server rewrites them (docs/security.md).
     purge: async () => {},
-    size: () =>
-      run("size", async () => {
+    size: async () => {
+      ready("size");
+      try {
         const keys = new Set(await link.scan(`${globEscape(prefix)}*`)).size;
         return { keys, bytes: await link.usedMemory() };
-      }),
+      } catch (err) {
+        throw failure("size", err);
+      }
+    },
     healthy: () => link.ready(),
     close: async () => {
       if (closed) return;
@@ -288,15 +298,30 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
   };
 }
 
-/** BATCH's ARGV for one step. */
-function batchArgs(s: StoreStep): string[] {
-  if (s.op === "range") return ["r", String(s.start), String(s.stop)];
-  if (s.op === "deleteIfEquals") return ["d", encode(s.value)];
-  if (s.op === "append") return ["a", String(s.items.length), ...s.items.map(encode)];
-  if (s.op === "expire") return ["x", String(Math.max(1, Math.round(s.ttlMs)))];
-  if (s.op === "set") return ["s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : ""];
-  if (s.op === "onlyIfLength") return ["w", String(s.length)];
-  return [{ get: "g", length: "l", take: "t" }[s.op]];
+/** The JSON of 1: APPEND_ONCE's claim, written on every message. */
+const ONE = encode(1);
+
+/** One step's part of BATCH's reply, as `Store.batch` answers it. */
+function stepResult(s: StoreStep, v: string | number | string[] | null): unknown {
+  if (s.op === "length" || s.op === "append") return Number(v);
+  if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return v === 1;
+  if (s.op === "expire" || s.op === "set") return undefined;
+  if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
+  return typeof v === "string" ? decode<unknown>(v) : undefined;
+}
+
+/** BATCH's ARGV for one step, pushed onto `argv`. */
+function batchArgs(s: StoreStep, argv: string[]): void {
+  if (s.op === "range") argv.push("r", String(s.start), String(s.stop));
+  else if (s.op === "deleteIfEquals") argv.push("d", encode(s.value));
+  else if (s.op === "append") {
+    argv.push("a", String(s.items.length));
+    for (const item of s.items) argv.push(encode(item));
+  } else if (s.op === "expire") argv.push("x", String(Math.max(1, Math.round(s.ttlMs))));
+  else if (s.op === "set")
+    argv.push("s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : "");
+  else if (s.op === "onlyIfLength") argv.push("w", String(s.length));
+  else argv.push(s.op === "get" ? "g" : s.op === "length" ? "l" : "t");
 }
 
 function isConnectionError(err: unknown): boolean {
