@@ -14,7 +14,7 @@
  * rebuilt cluster client has a new one): invalidations sent while it was down never arrived.
  */
 import { createClient, createCluster } from "@keyv/redis";
-import { BasicClientSideCache, BasicPooledClientSideCache } from "@redis/client";
+import { FamilyCache, FamilyPooledCache } from "./family-cache.js";
 import type { StoreLog } from "./types.js";
 
 type SingleClient = ReturnType<typeof newClient>;
@@ -44,9 +44,14 @@ export interface RedisLink {
   /**
    * One command as it goes on the wire (`args`, a cluster routing it by `firstKey`), its reply
    * untransformed: none of the typed command's parser and wrappers, and never the client-side
-   * cache (a cached-family GET goes through `commands().get`).
+   * cache (a cached-family GET is `cachedGet`).
    */
   send(firstKey: string, args: string[]): Promise<unknown>;
+  /**
+   * GET of a cached-family key: the client-side cache's reply when it holds one (no command, no
+   * promise), else the key read from Redis (and cached: family-cache.ts).
+   */
+  cachedGet(key: string): string | null | Promise<string | null>;
   /** Connected and, for a cluster, not rebuilding. */
   ready(): boolean;
   /** Resolves when the first connection is made (or failed: see `ready()`). */
@@ -66,89 +71,22 @@ const SOCKET = {
   reconnectStrategy: (attempt: number) => Math.min(100 * 2 ** attempt, 2000),
 };
 
-/**
- * Server-assisted client-side caching (RESP3 + CLIENT TRACKING, Redis >= 6.2, docs/operations.md):
- * a GET of a cached family (`CACHED_FAMILIES`) answered before is answered from memory until Redis
- * pushes that the key changed, whoever changed it, so the per-message reads of settings, deny list
- * and directory cost no round trip. Bounded by entries, LRU: those values are small JSON, so 10 000
- * are a few MB per instance. Every other read (lists, leases, claims) goes to Redis (`FamilyCache`).
- */
-export const CACHE_MAX_ENTRIES = 10_000;
-
-/**
- * Tracking in broadcast mode, for the cached families only: Redis pushes a change to any key under
- * them (whoever made it) and tracks nothing else, so the keys scripts read and write on every
- * message (a conversation's log, inbox, lease) cost no invalidation pushes and no tracking-table
- * entries; a GET outside them goes to Redis as if there were no cache.
- */
-type HandleArgs = Parameters<BasicClientSideCache["handleCache"]>;
-
-/** A GET of a key outside `prefixes` goes to Redis as if there were no cache. */
-async function handleFamilies(
-  prefixes: readonly string[],
-  args: HandleArgs,
-  cache: (...a: HandleArgs) => Promise<unknown>,
-): Promise<unknown> {
-  const [, parser, send, transformReply, typeMapping] = args;
-  const keys = parser.keys;
-  if (keys.length > 0 && keys.every((k) => prefixes.some((p) => String(k).startsWith(p))))
-    return cache(...args);
-  const reply = await send();
-  return transformReply ? transformReply(reply, parser.preserve, typeMapping) : reply;
-}
-
-const trackingFor = (prefixes: readonly string[]): string[] => [
-  "CLIENT",
-  "TRACKING",
-  "ON",
-  "BCAST",
-  ...prefixes.flatMap((p) => ["PREFIX", p]),
-];
-
-const CACHE_CONFIG = { maxEntries: CACHE_MAX_ENTRIES, evictPolicy: "LRU" } as const;
-
-/** One server's cache. */
-class FamilyCache extends BasicClientSideCache {
-  constructor(private readonly prefixes: readonly string[]) {
-    super(CACHE_CONFIG);
-  }
-  override trackingOn(): string[] {
-    return trackingFor(this.prefixes);
-  }
-  override handleCache(...args: HandleArgs): Promise<unknown> {
-    return handleFamilies(this.prefixes, args, (...a) => super.handleCache(...a));
-  }
-}
-
-/** A cluster's cache, shared by its node clients (node-redis wants a pooled one there). */
-class FamilyPooledCache extends BasicPooledClientSideCache {
-  constructor(private readonly prefixes: readonly string[]) {
-    super(CACHE_CONFIG);
-  }
-  override trackingOn(): string[] {
-    return trackingFor(this.prefixes);
-  }
-  override handleCache(...args: HandleArgs): Promise<unknown> {
-    return handleFamilies(this.prefixes, args, (...a) => super.handleCache(...a));
-  }
-}
-
-function newClient(url: string, cached: readonly string[]) {
+function newClient(url: string, cache: FamilyCache) {
   return createClient({
     url,
     RESP: 3,
-    clientSideCache: new FamilyCache(cached),
+    clientSideCache: cache,
     disableOfflineQueue: true,
     socket: SOCKET,
   });
 }
 
-function newCluster(rootNodes: { url: string }[], cached: readonly string[]) {
+function newCluster(rootNodes: { url: string }[], cache: FamilyPooledCache) {
   return createCluster({
     rootNodes,
     RESP: 3,
     // One cache for the cluster's node clients, emptied when any node's connection fails.
-    clientSideCache: new FamilyPooledCache(cached),
+    clientSideCache: cache,
     defaults: { disableOfflineQueue: true, socket: { ...SOCKET, reconnectStrategy: false } },
   });
 }
@@ -181,7 +119,8 @@ function transitions(log: StoreLog | undefined) {
 }
 
 function singleLink(opts: RedisLinkOptions): RedisLink {
-  const client: SingleClient = newClient(opts.url, opts.cached);
+  const cache = new FamilyCache(opts.cached);
+  const client: SingleClient = newClient(opts.url, cache);
   const told = transitions(opts.log);
   client.on("error", (err: Error) => told.error(err));
   client.on("ready", () => told.ready());
@@ -192,6 +131,10 @@ function singleLink(opts: RedisLinkOptions): RedisLink {
   return {
     commands: () => client,
     send: (_firstKey, args) => client.sendCommand(args),
+    cachedGet: (key) => {
+      const hit = cache.families.hit(key);
+      return hit ? hit.reply : client.get(key);
+    },
     ready: () => client.isReady,
     connecting,
     scan: (match) => scanNode(client, match),
@@ -208,7 +151,7 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
   const told = transitions(opts.log);
   const rootNodes = redisUrls(opts.url).map((url) => ({ url }));
   let closed = false;
-  let current: { client: ClusterClient; ready: boolean } | undefined;
+  let current: { client: ClusterClient; cache: FamilyPooledCache; ready: boolean } | undefined;
   let rebuilding: Promise<void> | undefined;
   let lastBuild = 0;
 
@@ -216,13 +159,14 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
     lastBuild = Date.now();
     // Node clients fail fast (no offline queue) and do not reconnect on their own: a lost node
     // is a reason to re-learn the topology, which `failed()` does.
-    const client: ClusterClient = newCluster(rootNodes, opts.cached);
+    const cache = new FamilyPooledCache(opts.cached);
+    const client: ClusterClient = newCluster(rootNodes, cache);
     client.on("error", (err: Error) => told.error(err));
     // A node lost (crash, failover): re-learn the topology before a command has to fail on it.
     client.on("node-error", () => {
       if (current?.client === client) void rebuild();
     });
-    const next = { client, ready: false };
+    const next = { client, cache, ready: false };
     const old = current;
     try {
       await client.connect();
@@ -264,6 +208,11 @@ function clusterLink(opts: RedisLinkOptions): RedisLink {
   return {
     commands: () => now().client,
     send: (firstKey, args) => now().client.sendCommand(firstKey, false, args),
+    cachedGet: (key) => {
+      const { client, cache } = now();
+      const hit = cache.families.hit(key);
+      return hit ? hit.reply : client.get(key);
+    },
     ready: () => Boolean(current?.ready) && !rebuilding,
     connecting,
     scan: async (match) => {

@@ -3,7 +3,9 @@
  * given, and callers pass keys of one hash slot (src/core/keys.ts hash-tags them), so every script
  * also runs on a Redis Cluster.
  */
+import { decode, encode } from "./codec.js";
 import { type RateWindowOp, wantedGrace } from "./rate-window.js";
+import type { StoreStep } from "./types.js";
 
 // Compare-and-X scripts: values are compared as their exact JSON encoding.
 export const RENEW_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -194,4 +196,30 @@ export function rateWindowArgs(op: RateWindowOp): string[] {
     op.op === "take" && op.yields ? "1" : "0",
     String(wantedGrace(op)),
   ];
+}
+
+/** The JSON of 1: APPEND_ONCE's claim, written on every message. */
+export const ONE = encode(1);
+
+/** One step's part of BATCH's reply, as `Store.batch` answers it. */
+export function stepResult(s: StoreStep, v: string | number | string[] | null): unknown {
+  if (s.op === "length" || s.op === "append") return Number(v);
+  if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return v === 1;
+  if (s.op === "expire" || s.op === "set") return undefined;
+  if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
+  return typeof v === "string" ? decode<unknown>(v) : undefined;
+}
+
+/** BATCH's ARGV for one step, pushed onto `argv`. */
+export function batchArgs(s: StoreStep, argv: string[]): void {
+  if (s.op === "range") argv.push("r", String(s.start), String(s.stop));
+  else if (s.op === "deleteIfEquals") argv.push("d", encode(s.value));
+  else if (s.op === "append") {
+    argv.push("a", String(s.items.length));
+    for (const item of s.items) argv.push(encode(item));
+  } else if (s.op === "expire") argv.push("x", String(Math.max(1, Math.round(s.ttlMs))));
+  else if (s.op === "set")
+    argv.push("s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : "");
+  else if (s.op === "onlyIfLength") argv.push("w", String(s.length));
+  else argv.push(s.op === "get" ? "g" : s.op === "length" ? "l" : "t");
 }

@@ -16,12 +16,15 @@ import {
   APPEND,
   APPEND_ONCE,
   BATCH,
+  batchArgs,
   COMPARE_AND_SET,
   DELETE_IF_EQUALS,
   INCR_ALL,
+  ONE,
   RATE_WINDOW,
   RENEW_IF_EQUALS,
   rateWindowArgs,
+  stepResult,
   TAKE_TOKEN,
 } from "./redis-scripts.js";
 import {
@@ -112,25 +115,30 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
   /** Run one of redis-scripts.ts by its SHA-1; on NOSCRIPT, by its text (which loads it). */
   async function script(op: string, text: string, keys: string[], argv: string[]): Promise<unknown> {
     ready(op);
-    const rest = [String(keys.length), ...keys, ...argv];
+    const args = ["EVALSHA", shaOf(text), String(keys.length)];
+    for (const key of keys) args.push(key);
+    for (const arg of argv) args.push(arg);
     try {
       try {
-        return await link.send(keys[0]!, ["EVALSHA", shaOf(text), ...rest]);
+        return await link.send(keys[0]!, args);
       } catch (err) {
         if (!(err instanceof Error && err.message.startsWith("NOSCRIPT"))) throw err;
-        return await link.send(keys[0]!, ["EVAL", text, ...rest]);
+        // Written and answered: the same arguments can go again, by the text (as node-redis's own do).
+        args[0] = "EVAL";
+        args[1] = text;
+        return await link.send(keys[0]!, args);
       }
     } catch (err) {
       throw failure(op, err);
     }
   }
 
-  /** GET; the cached families' through the client-side cache (redis-link.ts). */
+  /** GET; the cached families' through the client-side cache (family-cache.ts). */
   async function read(op: string, key: string): Promise<string | null> {
     if (!isCached(key)) return send<string | null>(op, k(key), ["GET", k(key)]);
     ready(op);
     try {
-      return await link.commands().get(k(key));
+      return await link.cachedGet(k(key));
     } catch (err) {
       throw failure(op, err);
     }
@@ -296,32 +304,6 @@ export async function createRedisStore(opts: RedisStoreOptions): Promise<Store> 
       await link.close();
     },
   };
-}
-
-/** The JSON of 1: APPEND_ONCE's claim, written on every message. */
-const ONE = encode(1);
-
-/** One step's part of BATCH's reply, as `Store.batch` answers it. */
-function stepResult(s: StoreStep, v: string | number | string[] | null): unknown {
-  if (s.op === "length" || s.op === "append") return Number(v);
-  if (s.op === "deleteIfEquals" || s.op === "onlyIfLength") return v === 1;
-  if (s.op === "expire" || s.op === "set") return undefined;
-  if (s.op === "range") return (v as string[]).map((t) => decode<unknown>(t));
-  return typeof v === "string" ? decode<unknown>(v) : undefined;
-}
-
-/** BATCH's ARGV for one step, pushed onto `argv`. */
-function batchArgs(s: StoreStep, argv: string[]): void {
-  if (s.op === "range") argv.push("r", String(s.start), String(s.stop));
-  else if (s.op === "deleteIfEquals") argv.push("d", encode(s.value));
-  else if (s.op === "append") {
-    argv.push("a", String(s.items.length));
-    for (const item of s.items) argv.push(encode(item));
-  } else if (s.op === "expire") argv.push("x", String(Math.max(1, Math.round(s.ttlMs))));
-  else if (s.op === "set")
-    argv.push("s", encode(s.value), s.ttlMs ? String(Math.max(1, Math.round(s.ttlMs))) : "");
-  else if (s.op === "onlyIfLength") argv.push("w", String(s.length));
-  else argv.push(s.op === "get" ? "g" : s.op === "length" ? "l" : "t");
 }
 
 function isConnectionError(err: unknown): boolean {
