@@ -25,6 +25,55 @@ describe("inbound messages", () => {
     expect(parseInbound(good)).toEqual(good);
   });
 
+  it("names the bad field for every field, and keeps only the known ones", () => {
+    const file = { id: "F1", name: "a.txt", type: "text/plain", size: 3, url: "https://x/a.txt" };
+    const full: InboundMessage = {
+      ...good,
+      files: [{ ...file, refused: "not yours" }],
+      place: { kind: "public", workspace: "T1", guessed: true },
+      context: ["Bob: hi"],
+      position: "1700000000.000100",
+      through: "1700000000.000100",
+      viewing: "#general",
+    };
+    expect(parseInbound({ ...full, extra: 1, speaker: { ...full.speaker, extra: 1 } })).toEqual(full);
+    const cases: [string, unknown][] = [
+      ["value", null],
+      ["value", "text"],
+      ["id", { ...good, id: 7 }],
+      ["conversation", { ...good, conversation: undefined }],
+      ["speaker", { ...good, speaker: "Ann" }],
+      ["speaker.userKey", { ...good, speaker: { displayName: "Ann", userKey: "" } }],
+      ["speaker.displayName", { ...good, speaker: { userKey: "slack:T1:U1" } }],
+      ["text", { ...good, text: null }],
+      ["shared", { ...good, shared: "yes" }],
+      ["files", { ...good, files: {} }],
+      ["files.0", { ...good, files: [3] }],
+      ["files.0.id", { ...good, files: [{ ...file, id: "" }] }],
+      ["files.0.name", { ...good, files: [{ ...file, name: 1 }] }],
+      ["files.0.type", { ...good, files: [{ ...file, type: undefined }] }],
+      ["files.0.size", { ...good, files: [{ ...file, size: -1 }] }],
+      ["files.0.size", { ...good, files: [{ ...file, size: 1.5 }] }],
+      ["files.1.url", { ...good, files: [file, { ...file, url: null }] }],
+      ["files.0.refused", { ...good, files: [{ ...file, refused: true }] }],
+      ["place", { ...good, place: undefined }],
+      ["place.kind", { ...good, place: { kind: "channel", workspace: "T1" } }],
+      ["place.workspace", { ...good, place: { kind: "dm", workspace: "" } }],
+      ["place.guessed", { ...good, place: { kind: "dm", workspace: "T1", guessed: false } }],
+      ["context", { ...good, context: "Bob: hi" }],
+      ["context.1", { ...good, context: ["Bob: hi", 2] }],
+      ["position", { ...good, position: "abc" }],
+      ["through", { ...good, through: "1.2.3" }],
+      ["viewing", { ...good, viewing: "x".repeat(201) }],
+      ["receivedAt", { ...good, receivedAt: "1" }],
+      ["receivedAt", { ...good, receivedAt: Number.NaN }],
+    ];
+    for (const [field, value] of cases) {
+      expect(() => parseInbound(value), field).toThrow(InboundMessageError);
+      expect(() => parseInbound(value), field).toThrow(new RegExp(`^inbound message: ${field}: `));
+    }
+  });
+
   it("keeps earlier thread messages apart from the person's own text, set apart for the model", () => {
     expect(toTurnInput(good)).toEqual({ text: "what did Bob say?", speaker: good.speaker });
     const withContext = toTurnInput({ ...good, context: ["Bob: deploy at 5", "Cy: ok"] });
