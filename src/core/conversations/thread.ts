@@ -73,7 +73,7 @@ export async function drain(t: Thread, lease: Lease, env: ThreadEnv, snap?: Snap
     }
   }
   for (;;) {
-    if (env.closing() || lease.lost.aborted) return { taken: live.taken };
+    if (env.closing() || lease.lost) return { taken: live.taken };
     if (!first) {
       // Lengths and the unread inbox in one round trip (read with the last turn's end, if one just
       // ran): the view is checked and the inbox read together.
@@ -244,8 +244,7 @@ async function runTurn(
   }
   const io = ioOf(t, env, opening.id);
   const controller = new AbortController();
-  const onLost = () => controller.abort("lease" satisfies AbortReason);
-  lease.lost.addEventListener("abort", onLost);
+  lease.guard(controller);
   t.turn = controller;
   // Handed to the loop but not yet logged as taken; logged with the next event, before the loop moves on.
   const handed: InboundMessage[] = [];
@@ -293,7 +292,7 @@ async function runTurn(
     const cause = shown ? err.cause : err;
     // The store failed the first write: nothing of the turn was logged, so it has not begun.
     if (!shown && (isStoreTrouble(cause) || cause instanceof LogConflictError) && unstarted()) {
-      lease.lost.removeEventListener("abort", onLost);
+      lease.guard(null);
       t.turn = null;
       throw cause;
     }
@@ -314,7 +313,7 @@ async function runTurn(
     }
     status = controller.signal.aborted ? "cancelled" : "failed";
   } finally {
-    lease.lost.removeEventListener("abort", onLost);
+    lease.guard(null);
     t.turn = null;
   }
   activeSpan().setAttribute("neo.turn.status", status);
