@@ -1,6 +1,12 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { budgetPct, PER_MESSAGE_OVERHEAD, requestTokens } from "../../src/core/budget/budget.js";
+import {
+  budgetPct,
+  messagesTokens,
+  messageTokens,
+  PER_MESSAGE_OVERHEAD,
+  requestTokens,
+} from "../../src/core/budget/budget.js";
 import { estimateTokens } from "../../src/core/budget/estimate.js";
 import type { Message, ToolSchema } from "../../src/core/llm/types.js";
 import { tokenCorpus } from "../support/token-corpus.js";
@@ -74,5 +80,22 @@ describe("token budget", () => {
         estimateTokens(system),
       );
     }
+  });
+
+  it("sums a growing (or replaced-at-the-end) message array as from its start", () => {
+    const fresh = (ms: readonly Message[]) => ms.reduce((n, m) => n + messageTokens(m), 0);
+    const working: Message[] = [];
+    for (let i = 0; i < 30; i++) {
+      working.push({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"word ".repeat(i)}` });
+      expect(messagesTokens(working), `after ${i + 1}`).toBe(fresh(working));
+    }
+    // The last counted message replaced, and the array shortened then grown past its old length.
+    working[working.length - 1] = { role: "assistant", content: "a much longer replacement ".repeat(9) };
+    expect(messagesTokens(working)).toBe(fresh(working));
+    working.splice(10);
+    expect(messagesTokens(working)).toBe(fresh(working));
+    for (let i = 0; i < 25; i++) working.push({ role: "user", content: `again ${i}` });
+    expect(messagesTokens(working)).toBe(fresh(working));
+    expect(messagesTokens([])).toBe(0);
   });
 });

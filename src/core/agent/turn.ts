@@ -19,7 +19,13 @@ import { cutOffReply, EMPTY_NUDGE, LENGTH_NUDGE } from "./notes.js";
 import { recordStep } from "./observe.js";
 import { honestPartial, type StopReason, type ToolRecord } from "./partial.js";
 import { createAdaptCounter, createStallCheck } from "./progress.js";
-import { buildSystemBlock, DEFAULT_IDENTITY, identityLine, withBudgetStat } from "./prompt.js";
+import {
+  buildSystemBlock,
+  DEFAULT_IDENTITY,
+  identityLine,
+  type SystemBlock,
+  withBudgetStat,
+} from "./prompt.js";
 import { runToolStep } from "./tool-step.js";
 import type { Transcript } from "./transcript.js";
 import type { OpenedTurn, TurnEntry } from "./turn-entry.js";
@@ -82,23 +88,35 @@ export async function runTurn(
     /** The opening message's write, until the first reply is used (`OpenedTurn.logged`). */
     let unlogged: Promise<void> | undefined = opened.logged;
 
+    /**
+     * The block as last composed, and what it was composed from (the rest holds for the turn): the
+     * window is measured again after the answer, mostly from the same parts, and the same block
+     * (the same string) is then neither composed nor hashed again.
+     */
+    let composed:
+      | { page: MemoryPage; summary: string | null; goal: string; block: SystemBlock; text: string }
+      | undefined;
     const window = () => {
       const schemas = tools.schemas();
-      const block = buildSystemBlock({
-        identity,
-        page,
-        activeGoal: activeGoal(t.summary, t.working),
-        summary: t.summary,
-        channelInstructions: channel.instructions,
-        toolNotes,
-      });
+      const goal = activeGoal(t.summary, t.working);
+      if (composed?.page !== page || composed.summary !== t.summary || composed.goal !== goal) {
+        const block = buildSystemBlock({
+          identity,
+          page,
+          activeGoal: goal,
+          summary: t.summary,
+          channelInstructions: channel.instructions,
+          toolNotes,
+        });
+        composed = { page, summary: t.summary, goal, block, text: `${block.head}\n\n${block.tail}` };
+      }
       const pct = budgetPct({
-        system: `${block.head}\n\n${block.tail}`,
+        system: composed.text,
         messages: t.working,
         tools: schemas,
         contextWindow: limits.contextWindow,
       });
-      return { tools: schemas, block, pct };
+      return { tools: schemas, block: composed.block, pct };
     };
     const stop = async (reason: StopReason): Promise<TurnResult> => {
       const text = honestPartial(reason, done, activeGoal(t.summary, t.working));

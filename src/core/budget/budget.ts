@@ -33,9 +33,24 @@ export function messageTokens(m: Message): number {
   return n;
 }
 
+/**
+ * Each array's sum so far: how many messages it covered and the last of them. A transcript's working
+ * array only grows (a compaction replaces it), and is measured before and after every model call,
+ * so a sum resumes where it stopped instead of walking the whole window again. An array whose last
+ * counted message is no longer in its place is summed afresh.
+ */
+const sumCache = new WeakMap<readonly Message[], { count: number; last: Message; sum: number }>();
+
 export function messagesTokens(messages: readonly Message[]): number {
+  const prior = sumCache.get(messages);
+  let from = 0;
   let n = 0;
-  for (const m of messages) n += messageTokens(m);
+  if (prior && prior.count <= messages.length && messages[prior.count - 1] === prior.last) {
+    from = prior.count;
+    n = prior.sum;
+  }
+  for (let i = from; i < messages.length; i++) n += messageTokens(messages[i]!);
+  if (messages.length > 0) sumCache.set(messages, { count: messages.length, last: messages.at(-1)!, sum: n });
   return n;
 }
 
