@@ -107,6 +107,20 @@ describe("agent loop: answering", () => {
     expect(memory.faults.map((f) => f.query)).toEqual(["do it", "do it\nnarration 2", "do it\nnarration 4"]);
   });
 
+  it("sends each step the memory page of the latest fault (a re-fault's page replaces the block's memory)", async () => {
+    const memory = recordingMemory();
+    const fault = memory.fault;
+    memory.fault = async (req) => ({ ...(await fault(req)), retrieved: `fact ${memory.faults.length}` });
+    const tools = testTools({ step: () => ({ content: "ok", isError: false }) });
+    ep = await startScriptedOpenAI();
+    let n = 0;
+    ep.fallback(() => (++n <= 4 ? { toolCalls: [{ name: "step", arguments: { n } }] } : { text: "done" }));
+    const agent = createAgent(testDeps(ep, { tools, memory, limits: { refaultEvery: 2 } }));
+    await agent.chat(input("do it"), testContext());
+    const facts = ep.requests.map((r) => /fact \d+/.exec(r.system)?.[0]);
+    expect(facts).toEqual(["fact 1", "fact 1", "fact 2", "fact 2", "fact 3"]);
+  });
+
   it("keeps the transcript valid across turns (the endpoint checks the prefix on every request)", async () => {
     ep = await startScriptedOpenAI([{ reply: { text: "one" } }, { reply: { text: "two" } }]);
     const agent = createAgent(testDeps(ep));
