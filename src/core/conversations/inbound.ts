@@ -5,7 +5,7 @@
 import type { TurnInput } from "../agent/types.js";
 import type { InboundFile } from "../files/types.js";
 import { parseConversationKey } from "../keys.js";
-import type { Place } from "../place.js";
+import { type Place, placeKind } from "../place.js";
 import type { InboundMessage } from "./types.js";
 
 export class InboundMessageError extends Error {
@@ -99,7 +99,7 @@ function speaker(v: unknown): InboundMessage["speaker"] {
   };
 }
 
-const KINDS: ReadonlySet<unknown> = new Set(["dm", "private", "public"]);
+const KINDS: ReadonlySet<unknown> = new Set(placeKind.options);
 
 function place(v: unknown): Place {
   const p = record(v, "place");
