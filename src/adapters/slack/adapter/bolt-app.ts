@@ -9,11 +9,17 @@ import { INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES, type SlackInstallations 
 import { refuseFutureDated } from "../request-freshness.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "../socket-receiver.js";
 import type { SlackAdapterConfig } from "./options.js";
+import { fetchWithin } from "./timed-fetch.js";
 
 /** Short retries for a chat bot: a few seconds, not Slack's default of ten over thirty minutes. */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 } as const;
 /** Per-request timeout towards the Web API. */
 const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * The Web API client's options for the timeout: held by our fetch (its timer cleared with the call),
+ * not by the client's `timeout`, whose timer outlives every call (`timed-fetch.ts`).
+ */
+const TIMED = { timeout: 0, fetch: fetchWithin(REQUEST_TIMEOUT_MS) } as const;
 
 export type SlackReceiver = JournalFirstSocketReceiver | HTTPReceiver;
 
@@ -60,7 +66,7 @@ function createHttpReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLog
             clientOptions: {
               ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
               retryConfig: { ...SLACK_RETRY_CONFIG },
-              timeout: REQUEST_TIMEOUT_MS,
+              ...TIMED,
             },
           },
         }
@@ -87,7 +93,7 @@ export function createBoltApp(o: BoltAppOptions): { app: App; receiver: SlackRec
       ...(config.SLACK_API_URL ? { slackApiUrl: config.SLACK_API_URL } : {}),
       retryConfig: { ...SLACK_RETRY_CONFIG },
       rejectRateLimitedCalls: true, // the gate waits out Retry-After per method, not the whole client
-      timeout: REQUEST_TIMEOUT_MS,
+      ...TIMED,
     },
   });
   return { app, receiver };
