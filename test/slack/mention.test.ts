@@ -5,7 +5,22 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { setLogLevel, setLogSink } from "../../src/core/log.js";
 import { healthRoute } from "../../src/ops/health.js";
-import { envelope, type Harness, mention, startHarness, until, userTs } from "./support/harness.js";
+import { sign } from "../fakes/slack/signed-request.js";
+import {
+  envelope,
+  type Harness,
+  mention,
+  SIGNING_SECRET,
+  startHarness,
+  until,
+  userTs,
+} from "./support/harness.js";
+
+/** A POST to the harness's events endpoint with exactly these headers and body. */
+async function post(h: Harness, body: string, headers: Record<string, string>, path = "/slack/events") {
+  const res = await fetch(`http://127.0.0.1:${h.adapter.port()}${path}`, { method: "POST", headers, body });
+  return { status: res.status, body: await res.text() };
+}
 
 describe("Slack mentions and DMs", () => {
   let h: Harness | null = null;
@@ -148,6 +163,70 @@ describe("Slack mentions and DMs", () => {
     expect(h.fake.calls.filter((c) => c.method !== "auth.test")).toEqual([]);
     expect(h.ep.requests).toHaveLength(0);
     expect(await h.store.keys("slack:event:")).toEqual([]);
+  });
+
+  it("refuses a missing, malformed or other version's signature, and a body changed after signing, with 401", async () => {
+    h = await startHarness();
+    const body = JSON.stringify(envelope(mention("C1", "UANN", "hi")));
+    const ts = String(Math.floor(Date.now() / 1000));
+    const good = sign(SIGNING_SECRET, Number(ts), body);
+    const json = { "content-type": "application/json" };
+    const statuses = [
+      (await post(h, body, { ...json, "x-slack-request-timestamp": ts })).status,
+      (await post(h, body, { ...json, "x-slack-signature": good })).status,
+      (await post(h, body, { ...json, "x-slack-request-timestamp": ts, "x-slack-signature": "v0=abc" }))
+        .status,
+      (
+        await post(h, body, {
+          ...json,
+          "x-slack-request-timestamp": ts,
+          "x-slack-signature": good.replace("v0=", "v1="),
+        })
+      ).status,
+      (
+        await post(h, body.replace("hi", "ho"), {
+          ...json,
+          "x-slack-request-timestamp": ts,
+          "x-slack-signature": good,
+        })
+      ).status,
+      (await post(h, body, { ...json, "x-slack-request-timestamp": `${ts}.5`, "x-slack-signature": good }))
+        .status,
+    ];
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+    // Signed right, the same bytes are taken (and a query string does not move the endpoint).
+    const ok = await post(
+      h,
+      body,
+      { ...json, "x-slack-request-timestamp": ts, "x-slack-signature": good },
+      "/slack/events?x=1",
+    );
+    expect(ok.status).toBe(200);
+  });
+
+  it("answers an unsigned ssl_check and runs nothing else its body carried; a body over Bolt's limit gets 413", async () => {
+    h = await startHarness();
+    const command = new URLSearchParams({
+      ssl_check: "1",
+      command: "/neo",
+      text: "help",
+      team_id: "T0001",
+      user_id: "UANN",
+      channel_id: "C1",
+      response_url: "http://127.0.0.1:1/none",
+    }).toString();
+    const check = await post(h, command, { "content-type": "application/x-www-form-urlencoded" });
+    // Bolt's answer to a certificate check: 200 and nothing else (the command was not run).
+    expect(check).toEqual({ status: 200, body: "" });
+    const big = "x".repeat(4 * 1024 * 1024 + 1);
+    const ts = Math.floor(Date.now() / 1000);
+    const tooLarge = await post(h, big, {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": String(ts),
+      "x-slack-signature": sign(SIGNING_SECRET, ts, big),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(h.fake.calls.filter((c) => c.method !== "auth.test")).toEqual([]);
   });
 
   it("serves a request dated a minute ahead (clock skew within five minutes)", async () => {

@@ -6,7 +6,7 @@
 import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
 import { boltLogger } from "../bolt-logger.js";
 import { INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES, type SlackInstallations } from "../installations.js";
-import { refuseFutureDated } from "../request-freshness.js";
+import { checkSlackSignatures, EVENTS_PATH } from "../request-signature.js";
 import { createSocketReceiver, type JournalFirstSocketReceiver } from "../socket-receiver.js";
 import type { SlackAdapterConfig } from "./options.js";
 import { fetchWithin } from "./timed-fetch.js";
@@ -39,7 +39,7 @@ function createReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLogger>
       logger,
     });
   const receiver = createHttpReceiver(o, logger);
-  refuseFutureDated(receiver);
+  checkSlackSignatures(receiver, o.config.SLACK_SIGNING_SECRET!);
   return receiver;
 }
 
@@ -47,6 +47,9 @@ function createHttpReceiver(o: BoltAppOptions, logger: ReturnType<typeof boltLog
   const { config, installations } = o;
   return new HTTPReceiver({
     signingSecret: config.SLACK_SIGNING_SECRET!,
+    // Checked before Bolt sees the request (request-signature.ts): both ways in time, and cheaper.
+    signatureVerification: false,
+    endpoints: [EVENTS_PATH],
     customRoutes: o.customRoutes ?? [],
     // The 200 leaves only after the listener journaled the event (or the command acked).
     processBeforeResponse: true,
