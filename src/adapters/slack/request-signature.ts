@@ -55,9 +55,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too la
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        settled = true;
         req.off("data", onData);
         req.pause();
         resolve("too large");
@@ -66,10 +68,15 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too la
       chunks.push(chunk);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.once("end", () => {
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
     req.once("error", reject);
-    // Cut before its end (after it, this settles nothing: the body was already read).
-    req.once("close", () => reject(new Error("the request was cut before its body ended")));
+    // Cut before its end. Every request closes, so the error (a stack to capture) is made only then.
+    req.once("close", () => {
+      if (!settled) reject(new Error("the request was cut before its body ended"));
+    });
   });
 }
 
