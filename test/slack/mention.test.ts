@@ -204,6 +204,27 @@ describe("Slack mentions and DMs", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("refuses a signature of the right length in characters but not in bytes with 401, and keeps serving", async () => {
+    // A header byte past ASCII arrives as one latin1 character: 67 characters, 68 bytes in UTF-8.
+    // Compared as UTF-8 buffers of unequal length, timingSafeEqual throws; an unauthenticated
+    // request must not be able to make the check throw (an unhandled rejection ends the process).
+    h = await startHarness({ turns: [{ reply: { text: "Hi." } }] });
+    const body = JSON.stringify(envelope(mention("C1", "UANN", "hi")));
+    const ts = String(Math.floor(Date.now() / 1000));
+    const good = sign(SIGNING_SECRET, Number(ts), body);
+    const odd = `${good.slice(0, -1)}\u00e9`;
+    expect(odd.length).toBe(good.length);
+    const res = await post(h, body, {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": ts,
+      "x-slack-signature": odd,
+    });
+    expect(res.status).toBe(401);
+    const after = await h.slack.event(envelope(mention("C1", "UANN", "hi")));
+    expect(after.status).toBe(200);
+    await h.fake.waitFor(() => h!.fake.callsTo("chat.postMessage").length === 1, "answer");
+  });
+
   it("answers an unsigned ssl_check and runs nothing else its body carried; a body over Bolt's limit gets 413", async () => {
     h = await startHarness();
     const command = new URLSearchParams({

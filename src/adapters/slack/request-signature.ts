@@ -44,9 +44,13 @@ export function signedBySlack(
   if (signature === undefined || timestamp === undefined) return false;
   const ts = Number(timestamp);
   if (!Number.isFinite(ts) || Math.abs(ts - Math.floor(nowMs / 1000)) > MAX_CLOCK_SKEW_SECONDS) return false;
-  const ours = `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:`).update(body).digest("hex")}`;
-  // Lengths first: timingSafeEqual takes equal lengths, and a digest's length is no secret.
-  return signature.length === ours.length && timingSafeEqual(Buffer.from(signature), Buffer.from(ours));
+  const ours = Buffer.from(
+    `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:`).update(body).digest("hex")}`,
+  );
+  // Compared as bytes, lengths first: timingSafeEqual throws on unequal lengths, and a header
+  // character past ASCII is one character but two bytes (a digest's length is no secret).
+  const given = Buffer.from(signature);
+  return given.length === ours.length && timingSafeEqual(given, ours);
 }
 
 /** The body, or "too large" past `limit` bytes (declared or read). */
@@ -110,25 +114,36 @@ export function checkSlackSignatures(
     // The path as Bolt routes it (the same parse), so no request Bolt treats as an event skips this.
     const path = new URL(req.url ?? "", "http://localhost").pathname;
     if (req.method?.toUpperCase() !== "POST" || path !== EVENTS_PATH) return bolt(req, res);
-    readBody(req, BODY_LIMIT).then(
-      (body) => {
-        if (body === "too large")
-          return refuse(res, 413, "refused a Slack request over the body limit", path);
-        const checked = sslCheck(req, body);
-        if (!checked && !signedBySlack(req.headers, body, secret, now()))
-          return refuse(
-            res,
-            401,
-            "refused a Slack request: bad signature, or dated over five minutes off",
-            path,
-          );
-        Object.assign(req, { rawBody: checked ?? body });
-        bolt(req, res);
-      },
-      (err: unknown) => {
-        log.warn({ err, path }, "a Slack request's body could not be read");
-        if (!res.headersSent) refuse(res, 401, "refused a Slack request whose body could not be read", path);
-      },
-    );
+    readBody(req, BODY_LIMIT)
+      .then(
+        (body) => {
+          if (body === "too large")
+            return refuse(res, 413, "refused a Slack request over the body limit", path);
+          const checked = sslCheck(req, body);
+          if (!checked && !signedBySlack(req.headers, body, secret, now()))
+            return refuse(
+              res,
+              401,
+              "refused a Slack request: bad signature, or dated over five minutes off",
+              path,
+            );
+          Object.assign(req, { rawBody: checked ?? body });
+          bolt(req, res);
+        },
+        (err: unknown) => {
+          log.warn({ err, path }, "a Slack request's body could not be read");
+          if (!res.headersSent)
+            refuse(res, 401, "refused a Slack request whose body could not be read", path);
+        },
+      )
+      // Outside the server's own try/catch (Bolt's dispatch error handler sees only synchronous
+      // throws): a throw here would be an unhandled rejection, which ends the process.
+      .catch((err: unknown) => {
+        log.error({ err, path }, "a Slack request failed in its signature check");
+        if (!res.headersSent) {
+          res.writeHead(500);
+          res.end();
+        }
+      });
   };
 }
