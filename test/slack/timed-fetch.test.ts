@@ -17,28 +17,38 @@ afterEach(async () => {
   server = null;
 });
 
-/** A local server whose handler never ends the answer (it may write some of it). */
-async function stalling(begin: (res: import("node:http").ServerResponse) => void): Promise<string> {
-  server = createServer((_req, res) => begin(res));
+/** A local server that never answers. */
+async function stalling(): Promise<string> {
+  server = createServer(() => {});
   await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat.postMessage`;
 }
 
 describe("Slack Web API calls: the time limit", () => {
   it("a call not answered within the limit fails with a TimeoutError", async () => {
-    const url = await stalling(() => {});
+    const url = await stalling();
     await expect(fetchWithin(50)(url, { method: "POST", body: "a=b" })).rejects.toMatchObject({
       name: "TimeoutError",
     });
   });
 
   it("the limit holds while the answer's body is read", async () => {
-    const url = await stalling((res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write('{"ok":');
-    });
-    const res = await fetchWithin(50)(url, { method: "POST", body: "a=b" });
-    await expect(res.text()).rejects.toMatchObject({ name: "TimeoutError" });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    // Answered at once, its body never ending: the body fails with the signal's reason once it is
+    // aborted, as fetch's body does.
+    const inner: typeof fetch = async (_input, init) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"ok":'));
+          init!.signal!.addEventListener("abort", () => controller.error(init!.signal!.reason));
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const res = await fetchWithin(50, inner)("http://slack.invalid/api/a", { method: "POST" });
+    const reading = res.text();
+    vi.advanceTimersByTime(50);
+    await expect(reading).rejects.toMatchObject({ name: "TimeoutError" });
   });
 
   it("a call answered and read is never aborted afterwards", async () => {
