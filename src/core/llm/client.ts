@@ -29,6 +29,7 @@ import { log } from "../log.js";
 import { addChunk, newAssembly, toChatCompletion } from "./assemble.js";
 import { endpointOf } from "./endpoint.js";
 import { LlmError, toLlmError } from "./errors.js";
+import { modelFetch } from "./http.js";
 import { countModelError, countModelUsage, timeModelCall } from "./metrics.js";
 import { requestHeaders } from "./request-headers.js";
 import type { Completion, CompletionRequest, FinishReason, LlmClient, ToolCall } from "./types.js";
@@ -144,6 +145,8 @@ export function createLlmClient(cfg: LlmSettings, ledger: UsageLedger): LlmClien
     defaultHeaders: endpoint.headers,
     maxRetries: cfg.NEO_LLM_MAX_RETRIES,
     timeout: cfg.NEO_LLM_TIMEOUT_MS,
+    // undici's request API under the SDK, not node's fetch: ~0.4 ms of CPU less per call (http.ts).
+    fetch: modelFetch(),
   });
   const cheapModel = cfg.NEO_CHEAP_MODEL;
 
