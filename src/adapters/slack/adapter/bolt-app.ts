@@ -4,6 +4,7 @@
  * limits are left to the gate (`rate-gate.ts`), so the client rejects rather than waits.
  */
 import { App, type CustomRoute, HTTPReceiver } from "@slack/bolt";
+import { requestFetch } from "../../../ops/http-fetch.js";
 import { boltLogger } from "../bolt-logger.js";
 import { INSTALL_PATH, REDIRECT_PATH, SLACK_BOT_SCOPES, type SlackInstallations } from "../installations.js";
 import { checkSlackSignatures, EVENTS_PATH } from "../request-signature.js";
@@ -17,9 +18,10 @@ export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 500, maxT
 const REQUEST_TIMEOUT_MS = 10_000;
 /**
  * The Web API client's options for the timeout: held by our fetch (its timer cleared with the call),
- * not by the client's `timeout`, whose timer outlives every call (`timed-fetch.ts`).
+ * not by the client's `timeout`, whose timer outlives every call (`timed-fetch.ts`). The calls go
+ * out on undici's request API, not node's fetch (`ops/http-fetch.ts`: ~0.3 ms of CPU less a post).
  */
-const TIMED = { timeout: 0, fetch: fetchWithin(REQUEST_TIMEOUT_MS) } as const;
+const TIMED = { timeout: 0, fetch: fetchWithin(REQUEST_TIMEOUT_MS, requestFetch()) } as const;
 
 export type SlackReceiver = JournalFirstSocketReceiver | HTTPReceiver;
 

@@ -1,13 +1,14 @@
 /**
- * The model client's HTTP (src/core/llm/http.ts), against a local server: what the openai SDK reads
- * of a Response comes through (status, headers, the body as it streams), the SDK's abort ends a
- * request whose body is being read with an AbortError (the SDK tells cancellation by that name),
- * and a body given up on ends the request. The SDK over it: test/llm/client.test.ts.
+ * fetch on undici's request API (src/ops/http-fetch.ts), against a local server: what the clients
+ * read of a Response comes through (status, headers, the body as it streams), an abort ends a
+ * request whose body is being read with an AbortError (the openai SDK tells cancellation by that
+ * name), a body given up on ends the request, and a FormData goes as multipart. The clients over
+ * it: test/llm/client.test.ts, test/slack (mention, uploads, rate-limits, timed-fetch).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { modelFetch } from "../../src/core/llm/http.js";
+import { requestFetch } from "../../src/ops/http-fetch.js";
 
 let server: Server | null = null;
 afterEach(async () => {
@@ -28,7 +29,7 @@ async function serve(handler: (req: IncomingMessage, body: string, res: ServerRe
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1/chat/completions`;
 }
 
-describe("the model client's fetch", () => {
+describe("fetch on undici's request API", () => {
   it("sends method, headers and body; reads status, headers and the streamed body", async () => {
     const url = await serve((req, body, res) => {
       res.writeHead(201, { "content-type": "text/event-stream", "x-request-id": "req_1" });
@@ -37,7 +38,7 @@ describe("the model client's fetch", () => {
       );
       res.end("data: [DONE]\n\n");
     });
-    const res = await modelFetch()(url, {
+    const res = await requestFetch()(url, {
       method: "POST",
       headers: new Headers({ "x-neo-purpose": "turn", "content-type": "application/json" }),
       body: '{"model":"m"}',
@@ -57,7 +58,7 @@ describe("the model client's fetch", () => {
       res.write("data: first\n\n");
     });
     const ctl = new AbortController();
-    const res = await modelFetch()(url, { method: "POST", body: "{}", signal: ctl.signal });
+    const res = await requestFetch()(url, { method: "POST", body: "{}", signal: ctl.signal });
     const reader = res.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
     const next = reader.read();
@@ -76,7 +77,7 @@ describe("the model client's fetch", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("data: first\n\n");
     });
-    const res = await modelFetch()(url, { method: "POST", body: "{}" });
+    const res = await requestFetch()(url, { method: "POST", body: "{}" });
     await res.body!.cancel();
     await gone;
   });
@@ -86,8 +87,27 @@ describe("the model client's fetch", () => {
       res.writeHead(204);
       res.end();
     });
-    const res = await modelFetch()(url, { method: "POST", body: "{}" });
+    const res = await requestFetch()(url, { method: "POST", body: "{}" });
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
+  });
+
+  it("sends a FormData as multipart, its boundary in the content-type", async () => {
+    let seen = { type: "", body: "" };
+    const url = await serve((req, body, res) => {
+      seen = { type: req.headers["content-type"] ?? "", body };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"ok":true}');
+    });
+    const form = new FormData();
+    form.append("channels", "C1");
+    form.append("file", new Blob([new Uint8Array(Buffer.from("file-bytes-here"))]), "a.bin");
+    const res = await requestFetch()(url, { method: "POST", body: form });
+    expect(await res.json()).toEqual({ ok: true });
+    const boundary = /^multipart\/form-data; boundary=(.+)$/.exec(seen.type)?.[1];
+    expect(boundary).toBeDefined();
+    expect(seen.body).toContain(`--${boundary}`);
+    expect(seen.body).toContain('name="channels"');
+    expect(seen.body).toContain("file-bytes-here");
   });
 });
