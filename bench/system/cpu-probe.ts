@@ -2,15 +2,16 @@
  * A quick probe for work on Neo's overhead (not part of `npm run bench`): N mentions one at a time to
  * Neo and to the bare Bolt app (bench/system/bare-bolt.ts), alternating, after 40 warm-up messages
  * each; prints CPU per message of both processes (user + system, /proc), their ratio, the Slack and
- * model calls made, and the median handling time (Neo's includes the 30 ms wait for its Redis to go
- * quiet, `settled`). ~20 s for N=100; figures vary ±10 % run to run on a shared machine.
+ * model calls made, and the median handling time (send → answered). ~20 s for N=100; figures vary ±10 % run to run on a shared machine.
  *
  *   npx tsx bench/system/cpu-probe.ts 100 [NEO_ENV=value ...]
  *   PROBE_PERF=1 BENCH_BOT_NODE_ARGS=--perf-basic-prof …   perf record of both: /tmp/perf-{neo,bare}.data
  *   PROBE_STRACE=1 …                                        strace -c of both: /tmp/strace-{neo,bare}.txt
+ *   PROBE_IDLE=10 …                                         then idle 10 s: CPU ms per idle second of each
  *   PROBE_WARM=1000 …                                       warm-up messages per app (default 40): V8 keeps
  *                                                           compiling for the first ~1000, more of Neo's code
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { mention, startPeers } from "./peers.js";
 import { cpuMs } from "./procs.js";
 import { settled } from "./redis-per-message.js";
@@ -23,7 +24,7 @@ const chans = (l: string) => Array.from({ length: CH }, (_, i) => `CPRB${l}${Str
 const stack = await startStack({
   latencyMs: 0,
   mcp: false,
-  countRedis: true,
+  countRedis: process.env.PROBE_WIRE !== "0",
   slackChannels: ["N", "B"].flatMap(chans).map((id) => ({ id, name: id.toLowerCase() })),
 });
 await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: "8", ...extra });
@@ -39,9 +40,10 @@ const one = async (a: "neo" | "bare", i: number) => {
   const s = performance.now();
   await mention(stack, apps[a], t, ch);
   await stack.ledger.answered(t, 30_000);
+  const took = performance.now() - s;
   last.set(ch, Date.now());
   if (a === "neo") await settled(stack);
-  return performance.now() - s;
+  return took;
 };
 const WARM = Number(process.env.PROBE_WARM ?? CH);
 for (let i = 0; i < WARM; i++) for (const a of ["neo", "bare"] as const) await one(a, i);
@@ -54,10 +56,31 @@ const tracers = process.env.PROBE_PERF
     )
   : process.env.PROBE_STRACE
     ? (["neo", "bare"] as const).map((a) =>
-        spawn("strace", ["-c", "-f", "-p", String(apps[a].pid()), "-o", `/tmp/strace-${a}.txt`]),
+        spawn("strace", [
+          ...(process.env.PROBE_STRACE_ARGS ?? "-c -f").split(" "),
+          "-p",
+          String(apps[a].pid()),
+          "-o",
+          `/tmp/strace-${a}.txt`,
+        ]),
       )
     : [];
 if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
+/** CPU ms per thread name (/proc/<pid>/task/<tid>/stat), to tell the main thread from GC and libuv helpers. */
+const threads = (pid: number) => {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")).replace(/\d+$/, "N");
+      const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
+      out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
+    } catch {}
+  }
+  return out;
+};
+const t0 = { neo: threads(apps.neo.pid()), bare: threads(apps.bare.pid()) };
+if (process.env.PROBE_MARKS) process.kill(apps.neo.pid(), "SIGUSR2");
 const calls0 = stack.slack.calls.length;
 const req0 = stack.model.ep.requests.length;
 const c0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
@@ -78,6 +101,7 @@ for (let q = 0; q < QUARTERS; q++) {
 }
 if (QUARTERS > 1) console.log("per part (neo/bare=ratio):", quarter.join("  "));
 const cpu = { neo: (cpuMs(apps.neo.pid()) - c0.neo) / N, bare: (cpuMs(apps.bare.pid()) - c0.bare) / N };
+if (process.env.PROBE_MARKS) process.kill(apps.neo.pid(), "SIGUSR2");
 for (const t of tracers) t.kill("SIGINT");
 if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
 const cc: Record<string, number> = {};
@@ -91,6 +115,18 @@ console.log(
   "model requests by purpose",
   JSON.stringify(purposes),
 );
+for (const a of ["neo", "bare"] as const) {
+  const t1 = threads(apps[a].pid());
+  const per = Object.entries(t1).map(([k, v]) => `${k} ${((v - (t0[a][k] ?? 0)) / N).toFixed(2)}`);
+  console.log(`${a} CPU ms per message by thread: ${per.join(", ")}`);
+}
+const IDLE = Number(process.env.PROBE_IDLE ?? 0);
+if (IDLE) {
+  const i0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
+  await new Promise((r) => setTimeout(r, IDLE * 1000));
+  const rate = (a: "neo" | "bare") => ((cpuMs(apps[a].pid()) - i0[a]) / IDLE).toFixed(1);
+  console.log(`idle ${IDLE} s after the run: CPU ms per second neo ${rate("neo")} bare ${rate("bare")}`);
+}
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(
   JSON.stringify(extra),

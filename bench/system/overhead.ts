@@ -43,8 +43,6 @@ export interface OverheadRun {
   /** Neo only: request sent → its model call reaching the endpoint; model call → answer received. */
   neoToModel: number[];
   neoFromModel: number[];
-  /** Neo, one at a time only: Redis round trips and commands per message (see `redisPerMessage`). */
-  redis?: RedisPerMessage;
 }
 
 export interface OverheadResult {
@@ -52,6 +50,12 @@ export interface OverheadResult {
   burstRounds: number;
   runs: OverheadRun[];
   newChannels: NewChannelsResult;
+  /**
+   * Neo's Redis round trips and commands per message (`redisPerMessage`), one at a time, counted in a
+   * part of their own at the end with the bot restarted on the counting wire: the hop it adds (another
+   * process on every round trip) stays out of the handling times above.
+   */
+  redis?: RedisPerMessage;
   neoConcurrency: number;
   /** Messages each app answered before the measured parts (its first pass and the bursts after). */
   warmMessages: number;
@@ -129,6 +133,31 @@ async function drive(stack: Stack, app: BenchApp, pool: ChannelPool, tokens: str
   for (const c of channels) pool.lastAnswer.set(c, end);
 }
 
+/** Messages Neo answers one at a time on the counting wire (`OverheadResult.redis`). */
+export const REDIS_COUNTED = 40;
+
+async function countRedis(
+  stack: Stack,
+  neoConcurrency: number,
+  neo: BenchApp,
+  pool: ChannelPool,
+): Promise<RedisPerMessage | undefined> {
+  if (!stack.redisWire) return undefined;
+  await stack.killBot();
+  await stack.startBot({ NEO_MAX_CONCURRENT_TURNS: String(neoConcurrency), REDIS_URL: stack.redisWire.url });
+  // Its caches of one process (who spoke where, channels, users) filled again first: not counted.
+  await drive(
+    stack,
+    neo,
+    pool,
+    Array.from({ length: REDIS_COUNTED }, (_, i) => `orw${i}`),
+    false,
+  );
+  const tokens = Array.from({ length: REDIS_COUNTED }, (_, i) => `orn${i}`);
+  await drive(stack, neo, pool, tokens, false);
+  return redisPerMessage(stack, tokens);
+}
+
 const perApp = <T>(f: (a: AppName) => T): PerApp<T> =>
   Object.fromEntries(APP_NAMES.map((a) => [a, f(a)])) as PerApp<T>;
 
@@ -197,7 +226,6 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
         cpuPerMessage: cpu,
         neoModelCalls,
         ...split(stack, tokens.neo),
-        redis: burst ? undefined : await redisPerMessage(stack, tokens.neo),
         tokens,
       };
     };
@@ -211,6 +239,7 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
       true,
     );
     const newChannels = await runNewChannels(stack, apps, warmedAt);
+    const redis = await countRedis(stack, neoConcurrency, apps.neo, pools.neo);
     const lostOf = (a: AppName) =>
       [...seq.tokens[a], ...burst.tokens[a]].filter((t) => !stack.ledger.sent.get(t)?.answers.length).length;
     const strip = ({ tokens: _t, ...run }: typeof seq): OverheadRun => run;
@@ -219,6 +248,7 @@ export async function runOverhead(burstSize: number, neoConcurrency: number): Pr
       burstRounds: BURST_ROUNDS,
       runs: [strip(seq), strip(burst)],
       newChannels,
+      redis,
       neoConcurrency,
       warmMessages: warmup * (WARM_ROUNDS + 1),
       warmCpuPerMessage,

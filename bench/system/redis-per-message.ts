@@ -3,6 +3,7 @@
  * and commands per message, split at the model call, and the wait for a message's work to go quiet
  * before the next is sent.
  */
+import { createConnection } from "node:net";
 import { percentiles } from "../types.js";
 import { now } from "./ledger.js";
 import type { Stack } from "./stack.js";
@@ -45,18 +46,63 @@ export async function redisPerMessage(stack: Stack, tokens: string[]): Promise<R
 const QUIET_MS = 30;
 
 /**
+ * Commands the bench's redis-server has run (`INFO stats`, total_commands_processed), asked over one
+ * connection of its own: it watches without standing between the bot and Redis, as the counting
+ * wire does (a hop through another process on every round trip: ~0.5 ms before the model call and
+ * ~2.5 ms after it, measured with marks in the bot, which the handling times must not carry).
+ */
+function commandCounter(port: number): { read(): Promise<number>; close(): void } {
+  const sock = createConnection({ port, host: "127.0.0.1" });
+  let buf = "";
+  let waiting: ((n: number) => void) | null = null;
+  sock.setEncoding("utf8");
+  sock.on("data", (d: string) => {
+    buf += d;
+    const head = buf.indexOf("\r\n");
+    if (head < 0 || !waiting) return;
+    const len = Number(buf.slice(1, head));
+    if (buf.length < head + 2 + len + 2) return;
+    const body = buf.slice(head + 2, head + 2 + len);
+    buf = buf.slice(head + 2 + len + 2);
+    const m = /total_commands_processed:(\d+)/.exec(body);
+    const w = waiting;
+    waiting = null;
+    w(Number(m?.[1] ?? Number.NaN));
+  });
+  return {
+    read: () =>
+      new Promise<number>((resolve) => {
+        waiting = resolve;
+        sock.write("INFO stats\r\n");
+      }),
+    close: () => sock.destroy(),
+  };
+}
+
+const counters = new WeakMap<Stack, ReturnType<typeof commandCounter>>();
+
+/**
  * One at a time means one at a time: the next message waits until the last one's work after its
- * answer (write-back, usage accounting) is done, seen as the bot's Redis traffic going quiet (at most
- * 2 s). Not measured; without it that work's round trips land inside the next message's window.
+ * answer (write-back, usage accounting) is done, seen as Redis running no command but this watch's
+ * own for QUIET_MS (at most 2 s). Not measured; without it that work lands inside the next message.
  */
 export async function settled(stack: Stack): Promise<void> {
-  const wire = stack.redisWire;
-  if (!wire) return;
+  let counter = counters.get(stack);
+  if (!counter) {
+    const made = commandCounter(stack.redis.port);
+    stack.onClose(() => made.close());
+    counters.set(stack, made);
+    counter = made;
+  }
   const deadline = now() + 2_000;
+  let last = await counter.read();
+  let quietSince = now();
   while (now() < deadline) {
-    await wire.flush();
-    const last = wire.chunks.at(-1)?.at ?? 0;
-    if (now() - last >= QUIET_MS) return;
     await new Promise((r) => setTimeout(r, 5));
+    const n = await counter.read();
+    // Each read is one command (INFO) of its own.
+    if (n > last + 1) quietSince = now();
+    last = n;
+    if (now() - quietSince >= QUIET_MS) return;
   }
 }

@@ -1,6 +1,6 @@
 /** The overhead part of the system suite's block of BENCHMARKS.md (bench/system/overhead.ts). */
 import { percentiles } from "../types.js";
-import { medianOf, type OverheadResult, type OverheadRun } from "./overhead.js";
+import { medianOf, type OverheadResult, type OverheadRun, REDIS_COUNTED } from "./overhead.js";
 import { APP_LABEL, APP_NAMES, type PerApp } from "./peers.js";
 import { goal, ms } from "./report.js";
 
@@ -48,7 +48,7 @@ export function overheadMarkdown(r: OverheadResult): string {
     "",
     "Reproduce: `npm run bench:system -- overhead`. Same Slack mentions, same fake Slack Web API, same scripted",
     "model (answers at once), same run, three apps each its own process: **Neo** (`node --import tsx src/main.ts`,",
-    `Redis store, no tools, NEO_MAX_CONCURRENT_TURNS=${r.neoConcurrency}, the default); the baseline **bare Bolt + model**`,
+    `the bench's redis-server as its store, no tools, NEO_MAX_CONCURRENT_TURNS=${r.neoConcurrency}, the default); the baseline **bare Bolt + model**`,
     "(`bench/system/bare-bolt.ts`: Bolt HTTP receiver that asks the model the mention's text — the openai SDK,",
     "streamed, usage asked for, as Neo asks — and posts the answer in the thread; no store); and the peer",
     "**Chat SDK** (`bench/system/chat-sdk-bot.ts`: the same bot on the Vercel Chat SDK, `chat` +",
@@ -104,13 +104,15 @@ export function overheadMarkdown(r: OverheadResult): string {
 
 /** Redis traffic per message (one at a time), counted on the wire (bench/system/redis-wire.ts). */
 function redisMarkdown(r: OverheadResult): string[] {
-  const redis = r.runs.find((run) => run.redis)?.redis;
+  const redis = r.redis;
   if (!redis) return [];
   const cell = (x: { roundTrips: number; commands: number }) => `${x.roundTrips} | ${x.commands}`;
   return [
-    "Redis per message, one at a time (medians; counted by a pass-through between the bot and Redis: a round",
-    "trip is one write of the client, i.e. the commands node-redis sent together without waiting; goal: ≤ 3",
-    "round trips from the event to the model call, ≤ 2 from the answer to the post):",
+    `Redis per message, one at a time (medians of ${REDIS_COUNTED} mentions sent after the parts above, Neo restarted on a`,
+    "pass-through between it and Redis, which the parts above do without: the hop it adds to every round trip",
+    "would be in their handling times. A round trip is one write of the client, i.e. the commands node-redis",
+    "sent together without waiting; goal: ≤ 3 round trips from the event to the model call, ≤ 2 from the answer",
+    "to the post):",
     "",
     "| part | round trips | commands | goal |",
     "| --- | --- | --- | --- |",

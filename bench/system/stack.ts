@@ -61,7 +61,10 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Redis keeps its data across a kill (AOF, fsync always) instead of none. */
   persistentRedis?: boolean;
-  /** The bot reaches Redis through a counting pass-through (`stack.redisWire`). */
+  /**
+   * Start a counting pass-through in front of Redis (`stack.redisWire`); a bot is started on it with
+   * `startBot({ REDIS_URL: stack.redisWire.url })` (its default is Redis itself: the hop adds latency).
+   */
   countRedis?: boolean;
   /** Channels the fake Slack's `conversations.info` knows (others: `channel_not_found`). */
   slackChannels?: FakeChannel[];
@@ -90,6 +93,8 @@ export interface Stack {
   metrics(pattern: RegExp): Promise<string[]>;
   /** SIGKILL the bot's process group (the bot and its MCP servers). */
   killBot(): Promise<void>;
+  /** Run `f` when the stack closes (before its processes are killed). */
+  onClose(f: () => void): void;
   close(): Promise<void>;
 }
 
@@ -127,7 +132,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     DISCORD_API_URL: discord.apiBase,
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: "sk-bench-key",
-    REDIS_URL: redisWire?.url ?? redis.url,
+    REDIS_URL: redis.url,
     NEO_MCP_MANIFEST: manifest,
     NEO_INSTANCE_ID: "bench-1",
     NEO_DATA_DIR: join(dir, "data"),
@@ -160,6 +165,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const samplePeak = () => {
     if (bot?.alive()) peak = Math.max(peak, peakRss(bot.pid));
   };
+  const closers: (() => void)[] = [];
   const sampler = setInterval(samplePeak, 250);
   sampler.unref();
 
@@ -225,8 +231,12 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       }
       if (bot) await kill(bot);
     },
+    onClose(f) {
+      closers.push(f);
+    },
     async close() {
       clearInterval(sampler);
+      for (const f of closers.splice(0)) f();
       await stack.killBot();
       await redisWire?.close();
       await redis.kill();

@@ -267,6 +267,10 @@ export function registerInbound(app: App, events: SlackEvents, deps: InboundDeps
     const answerIn = !d.shared && d.threadTs ? deps.threadIo(d.conversation, d.threadTs) : undefined;
     await extra.beforeSubmit?.(d.conversation);
     const res = await deps.conversations.submit(msg, answerIn);
+    // Slack's 200 goes out after the turn this message started has sent its model request (the
+    // pass runs on the same journal answer, in the microtasks before this immediate): the ack can
+    // wait a moment, the answer's path should not wait for it.
+    await new Promise((resolve) => setImmediate(resolve));
     // Accepted and duplicate are counted and logged by the conversations layer.
     if (!res.accepted && res.reason === "shutting_down") {
       // Not journaled: answer 500 so Slack delivers it again (to another instance, or after restart).
