@@ -72,7 +72,10 @@ const threads = (pid: number) => {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")).replace(/\d+$/, "N");
+      const name =
+        tid === String(pid)
+          ? "main"
+          : st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")).replace(/\d+$/, "N");
       const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
       out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
     } catch {}
