@@ -108,6 +108,8 @@ async function main(): Promise<void> {
     batches.neo.push(neoUs / BATCH);
     batches.bare.push(bareUs / BATCH);
   }
+  // Both clients read their answers: a run whose calls streamed nothing measured nothing.
+  if (sunk === 0) throw new Error("the model calls streamed no text");
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const neoUs = median(batches.neo);
   const bareUs = median(batches.bare);

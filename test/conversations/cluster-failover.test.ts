@@ -8,12 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashTag } from "../../src/core/keys.js";
 import { type LocalCluster, probeRedisCluster, startRedisCluster } from "../support/redis-cluster.js";
-import {
-  type ScriptedOpenAI,
-  type ScriptedRequest,
-  startScriptedOpenAI,
-} from "../support/scripted-openai.js";
-import { contentText } from "../support/transcript-checks.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { turnsStarted } from "../support/turn-started.js";
 import { createHarness, type Harness, holdFirstAnswer, inbound, saysOf } from "./harness.js";
 

@@ -9,11 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../app/support/bot-process.js";
 import { killRedisServer, startRedisServer } from "../support/redis-server.js";
-import {
-  type ScriptedOpenAI,
-  type ScriptedRequest,
-  startScriptedOpenAI,
-} from "../support/scripted-openai.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../support/scripted-openai.js";
 import { contentText } from "../support/transcript-checks.js";
 import { turnsStarted } from "../support/turn-started.js";
 import {

@@ -18,7 +18,6 @@ import { memoryStore } from "../support/memory-store.js";
 import {
   authorize,
   credentialsInRedis,
-  followSignIn,
   pendingVerifier,
   type SignInParts,
   signIn,

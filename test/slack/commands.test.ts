@@ -1,6 +1,6 @@
 /** `/neo` on Slack, end to end: signed slash commands into the real Bolt app. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ephemeralClick, type Harness, slashCommand, startHarness, TEAM } from "./support/harness.js";
+import { ephemeralClick, type Harness, slashCommand, startHarness } from "./support/harness.js";
 
 function neo(h: Harness, user: string, text: string, channel = "C1") {
   return h.slack.command(slashCommand(h.fake.baseUrl, user, text, channel));

@@ -174,7 +174,13 @@ for (const { name, factory, skip } of WITH_CLUSTER) {
     it("updateAtomically from a value read a moment ago: a right guess writes without reading; a wrong or idle one reads", async () => {
       await open("update-known");
       let reads = 0;
-      const counted: Store = { ...store, get: (key) => (reads++, store.get(key)) };
+      const counted: Store = {
+        ...store,
+        get: (key) => {
+          reads++;
+          return store.get(key);
+        },
+      };
       const add = (n: number) => (cur: number[] | undefined) => ({ next: [...(cur ?? []), n], result: n });
       await store.set("doc", [1]);
       // Right guess: one compare-and-set, no read.

@@ -235,8 +235,7 @@ export async function startEnterpriseSetup(): Promise<EnterpriseSetup> {
     const jag = verifyJwt(body.assertion ?? "", idpKeys.publicKey);
     const c = jag?.claims;
     if (
-      !jag ||
-      jag.header.typ !== "oauth-id-jag+jwt" ||
+      jag?.header.typ !== "oauth-id-jag+jwt" ||
       c?.iss !== idp.base ||
       c.aud !== as.base ||
       c.resource !== mcpUrl ||

@@ -9,7 +9,7 @@ import { signInPort } from "../../../src/core/agent/sign-in.js";
 import type { Manifest } from "../../../src/core/tools/manifest.js";
 import type { OAuthConnections } from "../../../src/core/tools/oauth/sign-in-types.js";
 import { createToolSurface, type McpToolSurface } from "../../../src/core/tools/surface.js";
-import { type Harness, type HarnessOptions, slashCommand, startHarness, TEAM } from "./harness.js";
+import { type Harness, type HarnessOptions, slashCommand, startHarness } from "./harness.js";
 
 /** `/neo <text>` as Slack sends it; the ephemeral reply's text. */
 export async function neo(

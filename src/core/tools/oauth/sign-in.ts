@@ -13,15 +13,13 @@ import { createIdpSessions, IDP_ALIAS } from "./idp-session.js";
 import { createOAuthProvider } from "./provider.js";
 import { revokeAtServer } from "./revoke.js";
 import type {
-  CallbackOutcome,
-  Connection,
   LeftOut,
   OAuthConnections,
   OAuthConnectionsOptions,
   OAuthServer,
   SignInOffer,
 } from "./sign-in-types.js";
-import { DEPLOYMENT, type OAuthPrincipal, type OAuthVault, principalId } from "./vault.js";
+import { DEPLOYMENT, type OAuthPrincipal, principalId } from "./vault.js";
 
 /** An OAuth error code as RFC 6749 §5.2 allows it (printable ASCII, no `"` or `\`), else a stand-in. */
 const oauthCode = (code: string | undefined) =>
