@@ -54,7 +54,16 @@ const QUIET_MS = 30;
 function commandCounter(port: number): { read(): Promise<number>; close(): void } {
   const sock = createConnection({ port, host: "127.0.0.1" });
   let buf = "";
-  let waiting: ((n: number) => void) | null = null;
+  let waiting: { resolve(n: number): void; reject(e: Error): void } | null = null;
+  let failed: Error | null = null;
+  // A Redis that goes away ends the watch with its error (the read rejects), not the bench's process.
+  const fail = (err: Error) => {
+    failed ??= err;
+    waiting?.reject(failed);
+    waiting = null;
+  };
+  sock.on("error", fail);
+  sock.on("close", () => fail(new Error("the Redis watch's connection closed")));
   sock.setEncoding("utf8");
   sock.on("data", (d: string) => {
     buf += d;
@@ -67,12 +76,13 @@ function commandCounter(port: number): { read(): Promise<number>; close(): void 
     const m = /total_commands_processed:(\d+)/.exec(body);
     const w = waiting;
     waiting = null;
-    w(Number(m?.[1] ?? Number.NaN));
+    w.resolve(Number(m?.[1] ?? Number.NaN));
   });
   return {
     read: () =>
-      new Promise<number>((resolve) => {
-        waiting = resolve;
+      new Promise<number>((resolve, reject) => {
+        if (failed) return reject(failed);
+        waiting = { resolve, reject };
         sock.write("INFO stats\r\n");
       }),
     close: () => sock.destroy(),
