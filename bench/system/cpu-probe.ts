@@ -2,16 +2,18 @@
  * A quick probe for work on Neo's overhead (not part of `npm run bench`): N mentions one at a time to
  * Neo and to the bare Bolt app (bench/system/bare-bolt.ts), alternating, after 40 warm-up messages
  * each; prints CPU per message of both processes (user + system, /proc), their ratio, the Slack and
- * model calls made, and the median handling time (send → answered). ~20 s for N=100; figures vary ±10 % run to run on a shared machine.
+ * model calls made, CPU per message of the main thread and of the others, and the median handling
+ * time (send → answered). ~20 s for N=100; figures vary ±10 % run to run on a shared machine.
  *
  *   npx tsx bench/system/cpu-probe.ts 100 [NEO_ENV=value ...]
  *   PROBE_PERF=1 BENCH_BOT_NODE_ARGS=--perf-basic-prof …   perf record of both: /tmp/perf-{neo,bare}.data
  *   PROBE_STRACE=1 …                                        strace -c of both: /tmp/strace-{neo,bare}.txt
+ *   PROBE_STRACE_ARGS="-f -tt -e trace=read,writev" …       other strace options instead of -c -f
+ *   PROBE_WIRE=0 …                                          Neo without the Redis counting wire (its hop adds latency)
  *   PROBE_IDLE=10 …                                         then idle 10 s: CPU ms per idle second of each
  *   PROBE_WARM=1000 …                                       warm-up messages per app (default 40): V8 keeps
  *                                                           compiling for the first ~1000, more of Neo's code
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { mention, startPeers } from "./peers.js";
 import { cpuMs } from "./procs.js";
 import { settled } from "./redis-per-message.js";
@@ -66,24 +68,12 @@ const tracers = process.env.PROBE_PERF
       )
     : [];
 if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
-/** CPU ms per thread name (/proc/<pid>/task/<tid>/stat), to tell the main thread from GC and libuv helpers. */
+/** The main thread's CPU (ms) apart from the other threads' (GC helpers, libuv's pool). */
 const threads = (pid: number) => {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name =
-        tid === String(pid)
-          ? "main"
-          : st.slice(st.indexOf("(") + 1, st.lastIndexOf(")")).replace(/\d+$/, "N");
-      const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
-      out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
-    } catch {}
-  }
-  return out;
+  const main = cpuMs(pid, pid);
+  return { main, others: cpuMs(pid) - main };
 };
 const t0 = { neo: threads(apps.neo.pid()), bare: threads(apps.bare.pid()) };
-if (process.env.PROBE_MARKS) process.kill(apps.neo.pid(), "SIGUSR2");
 const calls0 = stack.slack.calls.length;
 const req0 = stack.model.ep.requests.length;
 const c0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
@@ -104,7 +94,6 @@ for (let q = 0; q < QUARTERS; q++) {
 }
 if (QUARTERS > 1) console.log("per part (neo/bare=ratio):", quarter.join("  "));
 const cpu = { neo: (cpuMs(apps.neo.pid()) - c0.neo) / N, bare: (cpuMs(apps.bare.pid()) - c0.bare) / N };
-if (process.env.PROBE_MARKS) process.kill(apps.neo.pid(), "SIGUSR2");
 for (const t of tracers) t.kill("SIGINT");
 if (tracers.length) await new Promise((r) => setTimeout(r, 1000));
 const cc: Record<string, number> = {};
@@ -120,8 +109,8 @@ console.log(
 );
 for (const a of ["neo", "bare"] as const) {
   const t1 = threads(apps[a].pid());
-  const per = Object.entries(t1).map(([k, v]) => `${k} ${((v - (t0[a][k] ?? 0)) / N).toFixed(2)}`);
-  console.log(`${a} CPU ms per message by thread: ${per.join(", ")}`);
+  const per = (k: "main" | "others") => ((t1[k] - t0[a][k]) / N).toFixed(2);
+  console.log(`${a} CPU ms per message: main thread ${per("main")}, other threads ${per("others")}`);
 }
 const IDLE = Number(process.env.PROBE_IDLE ?? 0);
 if (IDLE) {

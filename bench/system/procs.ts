@@ -243,9 +243,15 @@ export async function benchRedis(persistDir?: string): Promise<BenchRedis> {
   };
 }
 
-/** CPU time (user + system, all threads) a live process has used so far, in ms (`/proc/<pid>/stat`). */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/**
+ * CPU time (user + system) a live process has used so far, in ms: all its threads (`/proc/<pid>/stat`),
+ * or one of them (`/proc/<pid>/task/<tid>/stat`; the main thread's tid is the pid).
+ */
+export function cpuMs(pid: number, tid?: number): number {
+  const stat = readFileSync(
+    tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`,
+    "utf8",
+  );
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
