@@ -11,6 +11,7 @@
  *   PROBE_STRACE_ARGS="-f -tt -e trace=read,writev" …       other strace options instead of -c -f
  *   PROBE_WIRE=0 …                                          Neo without the Redis counting wire (its hop adds latency)
  *   PROBE_IDLE=10 …                                         then idle 10 s: CPU ms per idle second of each
+ *   PROBE_BURST=40 …                                        N messages in bursts of 40 (one per channel), wall = time to all
  *   PROBE_WARM=1000 …                                       warm-up messages per app (default 40): V8 keeps
  *                                                           compiling for the first ~1000, more of Neo's code
  */
@@ -47,6 +48,21 @@ const one = async (a: "neo" | "bare", i: number) => {
   if (a === "neo") await settled(stack);
   return took;
 };
+/** `k` mentions at once, one in each of the app's first `k` channels; the time until all are answered. */
+const burst = async (a: "neo" | "bare", size: number) => {
+  const cs = chans(a === "neo" ? "N" : "B").slice(0, size);
+  const wait = Math.max(...cs.map((ch) => (last.get(ch) ?? 0) + 3000)) - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const ts = cs.map(() => `pr${a[0]}${k++}`);
+  const s = performance.now();
+  await Promise.all(cs.map((ch, i) => mention(stack, apps[a], ts[i]!, ch)));
+  await Promise.all(ts.map((t) => stack.ledger.answered(t, 30_000)));
+  const took = performance.now() - s;
+  for (const ch of cs) last.set(ch, Date.now());
+  if (a === "neo") await settled(stack);
+  return took;
+};
+const BURST = Math.min(CH, Number(process.env.PROBE_BURST ?? 0));
 const WARM = Number(process.env.PROBE_WARM ?? CH);
 for (let i = 0; i < WARM; i++) for (const a of ["neo", "bare"] as const) await one(a, i);
 const { spawn } = await import("node:child_process");
@@ -83,10 +99,10 @@ const quarter: string[] = [];
 for (let q = 0; q < QUARTERS; q++) {
   const q0 = { neo: cpuMs(apps.neo.pid()), bare: cpuMs(apps.bare.pid()) };
   const n = N / QUARTERS;
-  for (let j = 0; j < n; j++) {
+  for (let j = 0; j < n; j += BURST || 1) {
     const i = q * n + j;
-    for (const a of i % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
-      times[a].push(await one(a, WARM + i));
+    for (const a of (i / (BURST || 1)) % 2 ? (["neo", "bare"] as const) : (["bare", "neo"] as const))
+      times[a].push(BURST ? await burst(a, BURST) : await one(a, WARM + i));
   }
   const dn = (cpuMs(apps.neo.pid()) - q0.neo) / n;
   const db = (cpuMs(apps.bare.pid()) - q0.bare) / n;
