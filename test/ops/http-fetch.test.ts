@@ -52,6 +52,37 @@ describe("fetch on undici's request API", () => {
     expect(text).toContain("[DONE]");
   });
 
+  it("sends headers given as a Headers object, a record or pairs as node's fetch sends them", async () => {
+    const url = await serve((req, _body, res) => {
+      const seen = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => name.startsWith("x-") || name === "authorization"),
+      );
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(seen));
+    });
+    const given: RequestInit["headers"][] = [
+      new Headers({ "X-Neo-Purpose": "turn", Authorization: "Bearer k" }),
+      // The Web API client's shape: a record, names in any case (one twice, differing in case), values not all strings.
+      { Authorization: "Bearer xoxb-1", "X-Count": 3 as unknown as string, "x-dup": "a", "X-Dup": " b " },
+      [
+        ["x-pair", "1"],
+        ["X-Pair", "2"],
+      ],
+    ];
+    const received = [];
+    for (const headers of given) {
+      const ours = await (await requestFetch()(url, { method: "POST", headers, body: "{}" })).json();
+      const nodes = await (await fetch(url, { method: "POST", headers, body: "{}" })).json();
+      expect(ours).toEqual(nodes);
+      received.push(ours);
+    }
+    expect(received).toEqual([
+      { "x-neo-purpose": "turn", authorization: "Bearer k" },
+      { authorization: "Bearer xoxb-1", "x-count": "3", "x-dup": "a, b" },
+      { "x-pair": "1, 2" },
+    ]);
+  });
+
   it("ends a request whose body is being read when its signal aborts, with an AbortError", async () => {
     const url = await serve((_req, _body, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
