@@ -1,8 +1,9 @@
 /**
- * The one way to get a Store: Redis when `redisUrl` is given, else the embedded file store.
+ * The one way to get a Store: Redis when `redisUrl` is given, else the embedded file store. The
+ * Redis store is imported only then: its client loads some 420 modules (one per command), ~0.4 s
+ * of start-up a process on the file store (console mode, a single small bot) has no use for.
  */
 import { createFileStore } from "./file-store.js";
-import { createRedisStore } from "./redis-store.js";
 import type { Store, StoreLog } from "./types.js";
 
 export interface CreateStoreOptions {
@@ -22,6 +23,7 @@ export interface CreateStoreOptions {
 
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   if (opts.redisUrl) {
+    const { createRedisStore } = await import("./redis-store.js");
     return createRedisStore({
       url: opts.redisUrl,
       cluster: opts.redisCluster,

@@ -267,9 +267,11 @@ export function registerInbound(app: App, events: SlackEvents, deps: InboundDeps
     const answerIn = !d.shared && d.threadTs ? deps.threadIo(d.conversation, d.threadTs) : undefined;
     await extra.beforeSubmit?.(d.conversation);
     const res = await deps.conversations.submit(msg, answerIn);
-    // Slack's 200 goes out after the turn this message started has sent its model request (the
-    // pass runs on the same journal answer, in the microtasks before this immediate): the ack can
-    // wait a moment, the answer's path should not wait for it.
+    // Slack's 200 goes out after the turn this message started has handed its model request to the
+    // HTTP client (the pass runs on the same journal answer, in the microtasks before this
+    // immediate): the ack can wait a moment, the answer's path should not wait for it. undici writes
+    // a request on a kept-alive socket in this same immediates phase, after it (GHSA-35p6-xmwp-9g52);
+    // a second immediate moved that ~0.35 ms to the reply's side with no gain (BENCHMARKS.md, Overhead).
     await new Promise((resolve) => setImmediate(resolve));
     // Accepted and duplicate are counted and logged by the conversations layer.
     if (!res.accepted && res.reason === "shutting_down") {
