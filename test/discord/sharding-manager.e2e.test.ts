@@ -48,7 +48,7 @@ describe.skipIf(!redis.ok)("Discord: ShardingManager with 2 shards in 2 processe
       NEO_DATA_DIR: mkdtempSync(join(tmpdir(), "neo-shard-manager-")),
       NEO_MCP_MANIFEST: "test/fixtures/empty-manifest.json",
       // Each shard adds its id: two ports in a row.
-      NEO_HTTP_PORT: String(await freePort()),
+      NEO_HTTP_PORT: String(await freePort(2)),
       NEO_METRICS_PORT: "0",
     };
     manager = new ShardingManager(join(process.cwd(), "src/main.ts"), {

@@ -7,7 +7,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -16,21 +15,12 @@ import { parseManifest } from "../../src/core/tools/manifest.js";
 import { createToolSurface, type McpToolSurface } from "../../src/core/tools/surface.js";
 import { ToolTransportError } from "../../src/core/tools/types.js";
 import { registerHangTools } from "../fixtures/mcp/hang-tools.js";
+import { freePort } from "../support/free-port.js";
 import { ROOT, ref, testContext } from "./helpers.js";
 
 let child: ChildProcess;
 let port = 0;
 let surface: McpToolSurface;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, "127.0.0.1");
-  await once(srv, "listening");
-  const p = (srv.address() as { port: number }).port;
-  srv.close();
-  await once(srv, "close");
-  return p;
-}
 
 beforeAll(async () => {
   port = await freePort();

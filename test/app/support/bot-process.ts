@@ -3,7 +3,8 @@
  * captured whole, with helpers to wait for a log line and to stop it with a signal.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { createServer } from "node:net";
+
+export { freePort } from "../../support/free-port.js";
 
 export interface BotProcess {
   child: ChildProcessWithoutNullStreams;
@@ -21,20 +22,10 @@ export interface BotProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** A port free right now (the bot binds it a moment later). */
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const addr = srv.address();
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  if (typeof addr !== "object" || !addr) throw new Error("no port");
-  return addr.port;
-}
-
 export function startBot(env: Record<string, string>): BotProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     // Only what is given: nothing leaks in from the test environment. /metrics on a free port
-    // unless a test names one (its default, NEO_HTTP_PORT + 6464, is past 65535 for most free ports).
+    // unless a test names one (its default, NEO_HTTP_PORT + 6464, may be another test's).
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",

@@ -3,18 +3,7 @@
  * exercise the store's behaviour while Redis is down and after it returns.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../support/free-port.js";
 
 export interface OwnedRedis {
   port: number;
