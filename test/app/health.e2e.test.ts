@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { mcpFixturePath } from "../support/mcp-fixtures.js";
 import { killRedisServer, startRedisServer } from "../support/redis-server.js";
 import { type BotProcess, freePort, startBot } from "./support/bot-process.js";
 
@@ -50,7 +51,7 @@ describe("/healthz of the bot process", () => {
         servers: {
           broken: {
             command: process.execPath,
-            args: ["--import", "tsx", "test/fixtures/mcp/never-starts.ts"],
+            args: [mcpFixturePath("never-starts")],
           },
         },
       }),

@@ -16,6 +16,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { type BotProcess, freePort, startBot } from "../app/support/bot-process.js";
 import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
 import type { MessagePayload } from "../fakes/discord/payloads.js";
+import { mcpFixturePath } from "../support/mcp-fixtures.js";
 import { probeRedis, uniquePrefix } from "../support/redis.js";
 import { startScriptedOpenAI } from "../support/scripted-openai.js";
 
@@ -60,7 +61,7 @@ describe.skipIf(!redis.ok)(
           servers: {
             wallet: {
               command: process.execPath,
-              args: ["--import", "tsx", "test/fixtures/mcp/wallet.ts"],
+              args: [mcpFixturePath("wallet")],
               env: { WALLET_LOG: walletLog },
             },
           },

@@ -9,14 +9,15 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { HttpServerSpec, ServerSpecInput } from "../../src/core/tools/manifest.js";
 import { createServerConnection } from "../../src/core/tools/server-connection.js";
 import type { ToolCallContext } from "../../src/core/tools/types.js";
+import { mcpFixturePath } from "../support/mcp-fixtures.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
-/** A fixture server from test/fixtures/mcp, run with node's tsx loader from the repo root. */
+/** A fixture server from test/fixtures/mcp (built for the run: test/support/mcp-fixtures.ts), from the repo root. */
 export function fixture(name: string, env: Record<string, string> = {}): ServerSpecInput {
   return {
     command: process.execPath,
-    args: ["--import", "tsx", `test/fixtures/mcp/${name}.ts`],
+    args: [mcpFixturePath(name)],
     env,
     cwd: ROOT,
   };
