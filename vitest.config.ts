@@ -4,8 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // One Redis key prefix per run; every key under it is deleted when the run ends.
-    globalSetup: ["test/support/redis-run.ts"],
+    // One Redis key prefix per run (every key under it deleted when the run ends); the MCP fixtures built once.
+    globalSetup: ["test/support/redis-run.ts", "test/support/mcp-fixtures.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -5,27 +5,19 @@
  * 9464 and the second died with EADDRINUSE).
  */
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { METRICS_PORT_OFFSET } from "../../src/app/process-place.js";
 import { type BotProcess, freePort, startBot } from "../app/support/bot-process.js";
 import { startFakeDiscord } from "../fakes/discord/fake-discord.js";
+import { portFree } from "../support/free-port.js";
 import { startScriptedOpenAI } from "../support/scripted-openai.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
-
-function portFree(port: number): Promise<boolean> {
-  const srv = createServer();
-  return new Promise((resolve) => {
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
 
 /** A free HTTP port whose default metrics port (+6464) is free too. */
 async function freePortPair(): Promise<number> {

@@ -11,7 +11,8 @@ const LOW = 20_000;
 const HIGH = 32_000;
 const ATTEMPTS = 200;
 
-function bindable(port: number): Promise<boolean> {
+/** Whether `port` can be bound on 127.0.0.1 right now (bound and closed again). */
+export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.once("error", () => resolve(false));
@@ -24,7 +25,7 @@ export async function freePort(count = 1): Promise<number> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW - count));
     let free = true;
-    for (let i = 0; i < count && free; i++) free = await bindable(port + i);
+    for (let i = 0; i < count && free; i++) free = await portFree(port + i);
     if (free) return port;
   }
   throw new Error(`no ${count} free port(s) in a row between ${LOW} and ${HIGH} after ${ATTEMPTS} tries`);

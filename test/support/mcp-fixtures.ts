@@ -1,6 +1,6 @@
 /**
  * The stdio MCP fixture servers (test/fixtures/mcp/*.ts), built once per test run into plain ESM by
- * esbuild (`buildMcpFixtures`, from the global setup) and started with plain node. Started through
+ * esbuild (this file is a global setup of its own) and started with plain node. Started through
  * tsx, each process paid ~1 s more CPU for the loader (1.5 s against 0.55 s for the crasher), and
  * the suite starts them many times (once per user, again after each crash), on CI's two cores.
  * Their imports stay external: the SDK and zod load from node_modules as in any server.
@@ -18,8 +18,8 @@ export function mcpFixturePath(name: string): string {
   return join(BUILT, `${name}.mjs`);
 }
 
-/** Build every fixture (called by the global setup before any test file runs). */
-export async function buildMcpFixtures(): Promise<void> {
+/** Vitest global setup (vitest.config.ts): every fixture built before any test file runs. */
+export default async function buildMcpFixtures(): Promise<void> {
   const { build } = await import("esbuild");
   const entryPoints = readdirSync(SOURCES)
     .filter((f) => f.endsWith(".ts"))

@@ -9,10 +9,10 @@
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { portFree } from "./free-port.js";
 
 const run = promisify(execFile);
 
@@ -69,14 +69,6 @@ export interface ClusterOptions {
 
 const cli = async (port: number, ...args: string[]): Promise<string> =>
   (await run("redis-cli", ["-p", String(port), ...args])).stdout.trim();
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
 
 function startNode(port: number, dir: string, nodeTimeoutMs: number): Promise<ChildProcess> {
   const child = spawn("redis-server", [

@@ -10,7 +10,6 @@
 import { randomUUID } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { createStore } from "../../src/store/create-store.js";
-import { buildMcpFixtures } from "./mcp-fixtures.js";
 import { probeRedis, REDIS_URL } from "./redis.js";
 import { probeRedisCluster, startRedisCluster } from "./redis-cluster.js";
 
@@ -23,7 +22,6 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  await buildMcpFixtures();
   const prefix = `neo-test:${randomUUID().slice(0, 8)}:`;
   project.provide("neoTestRunPrefix", prefix);
   const cluster = probeRedisCluster().ok ? await startRedisCluster({ primaries: 3 }) : undefined;
